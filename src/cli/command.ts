@@ -1,0 +1,76 @@
+import type { ParseArgsConfig } from 'node:util';
+import { loadConfig } from '../config/load';
+import type { Config } from '../config/schema';
+import { configureLogging, redactor, type Logger } from '../log';
+import { secretsOf } from '../config/load';
+import path from 'node:path';
+
+export const EXIT = {
+  ok: 0,
+  /** The command ran but failed (storage, network, refused operation). */
+  failed: 1,
+  /** Wrong arguments. */
+  usage: 2,
+  /** The configuration is invalid. */
+  config: 3,
+  /** The input (a payload or employees file) was refused; nothing was changed or sent. */
+  invalidInput: 4,
+} as const;
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandContext {
+  readonly args: readonly string[];
+  readonly values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  readonly json: boolean;
+  /** Loads and validates the configuration named by --config (or defaults + environment). */
+  config(): Readonly<Config>;
+  /** A logger writing to the agent's log folder (and stderr), with secrets redacted. */
+  logger(config: Readonly<Config>, options?: { console?: boolean }): Logger;
+  out(text: string): void;
+  printJson(value: unknown): void;
+}
+
+export interface Command {
+  /** One or two words: `serve`, `staff search`. */
+  readonly name: string;
+  readonly summary: string;
+  /** Shown by --help after the name, e.g. `FILE [--location L]`. */
+  readonly usage: string;
+  readonly options?: OptionSpec;
+  /** How many positional arguments after the name (min, max). */
+  readonly positionals?: readonly [number, number];
+  run(ctx: CommandContext): Promise<number> | number;
+}
+
+export class UsageError extends Error {}
+
+export function makeContext(args: string[], values: CommandContext['values']): CommandContext {
+  let cached: Readonly<Config> | null = null;
+  return {
+    args,
+    values,
+    json: values.json === true,
+    config() {
+      if (!cached) {
+        cached = loadConfig({ file: typeof values.config === 'string' ? values.config : null });
+        redactor.add(...secretsOf(cached));
+      }
+      return cached;
+    },
+    logger(config, options = {}) {
+      return configureLogging({
+        dir: config.log.dir ?? path.join(config.dataDir, 'logs'),
+        level: config.log.level,
+        maxFileBytes: config.log.maxFileBytes,
+        console: options.console ?? true,
+      });
+    },
+    out(text) {
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    printJson(value) {
+      process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import { Agent } from '../../agent';
+import { maskConfig } from '../../config/load';
+import { AgentCore, operatorName } from '../../core';
+import { isIsoDate } from '../../domain/dates';
+import { silentLogger } from '../../log';
+import type { LocationStatus } from '../../store/queries';
+import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { agentServices } from '../services';
+
+function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
+  const config = ctx.config();
+  const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+  try {
+    return fn(core);
+  } finally {
+    core.close();
+  }
+}
+
+function optionalInteger(ctx: CommandContext, name: string): number | null {
+  const raw = ctx.values[name];
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--${name} takes a whole number`);
+  return Number(raw);
+}
+
+export const serve: Command = {
+  name: 'serve',
+  summary: 'run the agent: webhook receiver, applier and (when configured) admin UI and staff sync',
+  usage: '',
+  async run(ctx) {
+    const config = ctx.config();
+    const log = ctx.logger(config);
+    log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
+    log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
+    const agent = new Agent(config, log, agentServices(config, log));
+    await agent.start();
+    ctx.out(`Receiving menu cycle updates at ${agent.webhook?.url}`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        log.info(`${signal} received, stopping`);
+        resolve();
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    await agent.stop();
+    return EXIT.ok;
+  },
+};
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'store and apply a payload file (a manual delivery from support) through the webhook path',
+  usage: 'FILE',
+  positionals: [1, 1],
+  run(ctx) {
+    return withCore(ctx, (core) => {
+      const { outcome, applied } = core.importFile(ctx.args[0]!, operatorName());
+      if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied });
+      else if (outcome.kind === 'rejected') {
+        ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
+      } else {
+        const e = outcome.envelope;
+        ctx.out(`Stored location ${e.LocationID} ChangeSequence ${e.ChangeSequence} (parent ${e.ParentChangeSequence}) as update #${outcome.inboxId}: ${outcome.decision}.`);
+        for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
+        if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
+      }
+      return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
+    });
+  },
+};
+
+export function describeLocation(s: LocationStatus): string[] {
+  const lines = [
+    `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
+    s.lastChangeSequence === null
+      ? '  nothing applied yet'
+      : `  last applied ChangeSequence ${s.lastChangeSequence} at ${s.lastAppliedAt}`,
+  ];
+  for (const w of s.waiting) {
+    if (w.reason === 'waiting') lines.push(`  waiting: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) needs ${w.waitingFor} first, received ${w.receivedAt}`);
+    else if (w.reason === 'fork') lines.push(`  cannot apply: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) follows ${w.parentChangeSequence}, older than what is applied; contact support`);
+    else lines.push(`  needs adoption: update #${w.inboxId} (ChangeSequence ${w.changeSequence}); run force-apply ${w.inboxId} to adopt it as the baseline`);
+    if (w.note) lines.push(`    ${w.note}`);
+  }
+  if (s.conflicts > 0) lines.push(`  ${s.conflicts} conflicting bodies received under a ChangeSequence already used (kept, not applied)`);
+  if (s.warnings > 0) {
+    lines.push(`  ${s.warnings} unacknowledged warnings:`);
+    for (const w of s.recentWarnings.slice(0, 10)) lines.push(`    [change ${w.changeSequence}] ${w.path}: ${w.message}`);
+  }
+  return lines;
+}
+
+export const status: Command = {
+  name: 'status',
+  summary: 'per location: last applied sequence, updates waiting and what they wait for, warnings',
+  usage: '',
+  run(ctx) {
+    return withCore(ctx, (core) => {
+      const locations = core.status();
+      if (ctx.json) ctx.printJson({ locations });
+      else if (locations.length === 0) ctx.out('No updates received yet.');
+      else for (const s of locations) ctx.out(describeLocation(s).join('\n'));
+      return EXIT.ok;
+    });
+  },
+};
+
+export const lookup: Command = {
+  name: 'lookup',
+  summary: 'what the till will charge for a PLU (and when it is available), from the POS views',
+  usage: '--plu P [--location L] [--date YYYY-MM-DD]',
+  options: { plu: { type: 'string' }, location: { type: 'string' }, date: { type: 'string' } },
+  run(ctx) {
+    const plu = ctx.values.plu;
+    if (typeof plu !== 'string' || plu.trim() === '') throw new UsageError('--plu is required');
+    const date = ctx.values.date;
+    if (date !== undefined && !isIsoDate(date)) throw new UsageError('--date takes YYYY-MM-DD');
+    const locationId = optionalInteger(ctx, 'location');
+    return withCore(ctx, (core) => {
+      const answer = core.lookup(plu, { locationId, date: (date as string | undefined) ?? null });
+      if (ctx.json) {
+        ctx.printJson(answer);
+        return EXIT.ok;
+      }
+      if (answer.items.length === 0) ctx.out(`No item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}.`);
+      for (const item of answer.items) {
+        ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${answer.date}`);
+        if (item.prices.length === 0) ctx.out('  no price for this date');
+        for (const p of item.prices) ctx.out(`  ${p.tariffName}: ${p.sellPrice} ${p.currency}  tax ${p.taxCode} ${p.taxRate}%  (${p.dateFrom}..${p.dateTo})`);
+        if (item.availability.length === 0) ctx.out('  no meal-period schedule for this date');
+        for (const a of item.availability) ctx.out(`  ${a.mealPeriod}: ${a.status}  (${a.dateFrom}..${a.dateTo})`);
+      }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const forceApply: Command = {
+  name: 'force-apply',
+  summary: 'apply a waiting update across a gap (audited); older waiting updates are skipped',
+  usage: 'UPDATE_ID --reason TEXT',
+  options: { reason: { type: 'string' } },
+  positionals: [1, 1],
+  run(ctx) {
+    const id = ctx.args[0]!;
+    if (!/^\d+$/.test(id)) throw new UsageError('UPDATE_ID is the update number shown by status (e.g. 12)');
+    const reason = ctx.values.reason;
+    if (typeof reason !== 'string' || reason.trim() === '') throw new UsageError('--reason is required: it goes into the audit log');
+    return withCore(ctx, (core) => {
+      const result = core.forceApply(Number(id), operatorName(), reason.trim());
+      if (ctx.json) ctx.printJson(result);
+      else {
+        ctx.out(`Force-applied location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}.`);
+        for (const a of result.then) ctx.out(`Then applied ChangeSequence ${a.changeSequence}.`);
+      }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const ackWarnings: Command = {
+  name: 'ack-warnings',
+  summary: 'mark the warnings of applied updates as seen (all locations, or --location L)',
+  usage: '[--location L]',
+  options: { location: { type: 'string' } },
+  run(ctx) {
+    const locationId = optionalInteger(ctx, 'location');
+    return withCore(ctx, (core) => {
+      const count = core.acknowledgeWarnings(operatorName(), locationId);
+      if (ctx.json) ctx.printJson({ acknowledged: count });
+      else ctx.out(`Acknowledged ${count} warnings.`);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const deliveries: Command = {
+  name: 'deliveries',
+  summary: 'recent deliveries: time, location, sequence, size and result',
+  usage: '[--limit N]',
+  options: { limit: { type: 'string' } },
+  run(ctx) {
+    const limit = optionalInteger(ctx, 'limit') ?? 50;
+    return withCore(ctx, (core) => {
+      const rows = core.deliveries(limit);
+      if (ctx.json) ctx.printJson({ deliveries: rows });
+      else
+        for (const d of rows) {
+          ctx.out(
+            `${d.receivedAt}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
+          );
+        }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const configShow: Command = {
+  name: 'config',
+  summary: 'print the effective configuration (defaults, file and environment merged; secrets masked)',
+  usage: '',
+  run(ctx) {
+    ctx.printJson(maskConfig(ctx.config()));
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../errors';
+import { ConfigSchema, type Config } from './schema';
+
+export const APP_NAME = 'pos-sync-agent';
+export const ENV_PREFIX = 'POS_SYNC__';
+
+/** The per-user app-data folder: %APPDATA% on Windows, Application Support on macOS, XDG on Linux. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(os.homedir(), 'AppData', 'Roaming'), APP_NAME);
+  if (platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', APP_NAME);
+  return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), '.local', 'share'), APP_NAME);
+}
+
+/**
+ * Environment overrides: `POS_SYNC__webhook__port=9000` sets `webhook.port`. A value that parses as
+ * JSON is taken as JSON (numbers, booleans, null, objects), anything else as a string. This is also
+ * how a headless site keeps secrets out of the config file (`POS_SYNC__webhook__bearerToken`).
+ */
+export function environmentOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || raw === undefined) continue;
+    const keys = name.slice(ENV_PREFIX.length).split('__').filter((k) => k.length > 0);
+    if (keys.length === 0) continue;
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = raw;
+    }
+    let node = out;
+    keys.slice(0, -1).forEach((key) => {
+      const next = node[key];
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    });
+    node[keys[keys.length - 1] as string] = value;
+  }
+  return out;
+}
+
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return over;
+  if (typeof over !== 'object' || over === null || Array.isArray(over)) return over;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
+
+export interface LoadOptions {
+  file?: string | null;
+  env?: NodeJS.ProcessEnv;
+  /** Applied last; used by tests and the Electron shell. */
+  overrides?: Record<string, unknown>;
+}
+
+/** Reads, merges (defaults < file < environment < overrides), validates and freezes the configuration. */
+export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
+  const env = options.env ?? process.env;
+  let fromFile: unknown = {};
+  if (options.file) {
+    let text: string;
+    try {
+      text = fs.readFileSync(options.file, 'utf8');
+    } catch (err) {
+      throw new ConfigError('(file)', `cannot read ${options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    try {
+      fromFile = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError('(file)', `${options.file} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
+      throw new ConfigError('(file)', `${options.file} must hold a JSON object`);
+    }
+  }
+  const merged = deepMerge(deepMerge(deepMerge({ dataDir: defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
+  return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd());
+}
+
+export function parseConfig(input: unknown, relativeTo: string = process.cwd()): Readonly<Config> {
+  const parsed = ConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    let message = issue?.message ?? 'invalid';
+    if (issue?.code === 'unrecognized_keys') message = `unknown key(s): ${issue.keys.join(', ')}`;
+    throw new ConfigError(field, message);
+  }
+  const config = parsed.data;
+  config.dataDir = path.resolve(relativeTo, config.dataDir);
+  if (config.log.dir) config.log.dir = path.resolve(relativeTo, config.log.dir);
+  const tls = config.webhook.tls;
+  if (tls) {
+    if ('certFile' in tls) {
+      tls.certFile = path.resolve(relativeTo, tls.certFile);
+      tls.keyFile = path.resolve(relativeTo, tls.keyFile);
+    } else {
+      tls.pfxFile = path.resolve(relativeTo, tls.pfxFile);
+    }
+  }
+  return deepFreeze(config);
+}
+
+const SECRET_KEYS = new Set(['bearerToken', 'token', 'password', 'passphrase', 'value']);
+
+/** A copy safe to print or log: every secret replaced by a mask that shows only whether it is set. */
+export function maskConfig(config: unknown): unknown {
+  if (Array.isArray(config)) return config.map(maskConfig);
+  if (typeof config !== 'object' || config === null) return config;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    out[k] = SECRET_KEYS.has(k) && typeof v === 'string' ? (v.length > 0 ? '********' : '') : maskConfig(v);
+  }
+  return out;
+}
+
+/** Every secret string in a config, so the logger can redact it wherever it appears. */
+export function secretsOf(config: unknown): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [k, v] of Object.entries(node)) {
+        if (SECRET_KEYS.has(k) && typeof v === 'string' && v.length >= 4) found.push(v);
+        else walk(v);
+      }
+    }
+  };
+  walk(config);
+  return found;
+}

@@ -1,0 +1,85 @@
+/**
+ * Money as integer minor units of the location's currency, never a float in the database.
+ *
+ * ISO 4217 gives each currency its number of minor digits. Most use 2; the exceptions are listed
+ * here explicitly (from the ISO 4217 list) rather than taken from Intl, whose CLDR data differs from
+ * ISO for some currencies (e.g. cash rounding).
+ */
+
+const ZERO_DIGIT = ['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'];
+const THREE_DIGIT = ['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'];
+const FOUR_DIGIT = ['CLF', 'UYW'];
+const TWO_DIGIT = [
+  'AED', 'AFN', 'ALL', 'AMD', 'ANG', 'AOA', 'ARS', 'AUD', 'AWG', 'AZN', 'BAM', 'BBD', 'BDT', 'BGN', 'BMD', 'BND',
+  'BOB', 'BOV', 'BRL', 'BSD', 'BTN', 'BWP', 'BYN', 'BZD', 'CAD', 'CDF', 'CHE', 'CHF', 'CHW', 'CNY', 'COP', 'COU',
+  'CRC', 'CUP', 'CVE', 'CZK', 'DKK', 'DOP', 'DZD', 'EGP', 'ERN', 'ETB', 'EUR', 'FJD', 'FKP', 'GBP', 'GEL', 'GHS',
+  'GIP', 'GMD', 'GTQ', 'GYD', 'HKD', 'HNL', 'HTG', 'HUF', 'IDR', 'ILS', 'INR', 'IRR', 'JMD', 'KES', 'KGS', 'KHR',
+  'KPW', 'KYD', 'KZT', 'LAK', 'LBP', 'LKR', 'LRD', 'LSL', 'MAD', 'MDL', 'MGA', 'MKD', 'MMK', 'MNT', 'MOP', 'MRU',
+  'MUR', 'MVR', 'MWK', 'MXN', 'MXV', 'MYR', 'MZN', 'NAD', 'NGN', 'NIO', 'NOK', 'NPR', 'NZD', 'PAB', 'PEN', 'PGK',
+  'PHP', 'PKR', 'PLN', 'QAR', 'RON', 'RSD', 'RUB', 'SAR', 'SBD', 'SCR', 'SDG', 'SEK', 'SGD', 'SHP', 'SLE', 'SOS',
+  'SRD', 'SSP', 'STN', 'SVC', 'SYP', 'SZL', 'THB', 'TJS', 'TMT', 'TOP', 'TRY', 'TTD', 'TWD', 'TZS', 'UAH', 'USD',
+  'USN', 'UYU', 'UZS', 'VED', 'VES', 'WST', 'XCD', 'XCG', 'YER', 'ZAR', 'ZMW', 'ZWG',
+];
+
+const MINOR_DIGITS: ReadonlyMap<string, number> = new Map([
+  ...ZERO_DIGIT.map((c) => [c, 0] as const),
+  ...TWO_DIGIT.map((c) => [c, 2] as const),
+  ...THREE_DIGIT.map((c) => [c, 3] as const),
+  ...FOUR_DIGIT.map((c) => [c, 4] as const),
+]);
+
+/** Minor digits of an ISO 4217 currency, or undefined for a code we do not know. */
+export function minorDigits(currency: string): number | undefined {
+  return MINOR_DIGITS.get(currency.toUpperCase());
+}
+
+export interface Money {
+  /** Integer count of minor units (pence for GBP). */
+  readonly minor: number;
+  /** The same amount as fixed-point text with exactly the currency's digits, e.g. `11.50`. */
+  readonly text: string;
+}
+
+export type MoneyResult = { ok: true; money: Money } | { ok: false; reason: string };
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Converts a SellPrice as it arrives (a JSON number such as 11.5, or a decimal string such as "11.50")
+ * into minor units. JSON numbers are read through their shortest round-trip text (`String(11.5)` is
+ * `"11.5"`), which is exactly the decimal the sender wrote minus trailing zeros, so no float arithmetic
+ * touches the amount. More decimals than the currency has, negatives, exponents, and amounts beyond
+ * 2^53 minor units are refused with a reason.
+ */
+export function parseSellPrice(value: unknown, currency: string): MoneyResult {
+  const digits = minorDigits(currency);
+  if (digits === undefined) return { ok: false, reason: `unknown currency ${JSON.stringify(currency)}` };
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return { ok: false, reason: 'SellPrice is not a finite number' };
+    text = String(value);
+  } else if (typeof value === 'string') {
+    text = value.trim();
+  } else {
+    return { ok: false, reason: 'SellPrice is not a number' };
+  }
+  if (text.startsWith('-')) return { ok: false, reason: `SellPrice ${text} is negative` };
+  const m = DECIMAL.exec(text);
+  if (!m) return { ok: false, reason: `SellPrice ${JSON.stringify(text)} is not a plain decimal amount` };
+  const whole = m[1] as string;
+  const fraction = (m[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > digits) {
+    return { ok: false, reason: `SellPrice ${text} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
+  }
+  const minorText = whole + fraction.padEnd(digits, '0');
+  const minor = Number(minorText);
+  if (!Number.isSafeInteger(minor)) return { ok: false, reason: `SellPrice ${text} is too large` };
+  return { ok: true, money: { minor, text: formatMinor(minor, digits) } };
+}
+
+export function formatMinor(minor: number, digits: number): string {
+  if (digits === 0) return String(minor);
+  const sign = minor < 0 ? '-' : '';
+  const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}

@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import { validateEnvelope, type Envelope, type EnvelopeError } from '../domain/payload';
+import { classifyReceipt, sameJson, type ReceiptDecision } from '../domain/sequence';
+import type { Db } from './database';
+
+export type DeliverySource = 'webhook' | 'import';
+
+export interface IncomingDelivery {
+  readonly raw: Buffer;
+  readonly sender: string | null;
+  readonly source: DeliverySource;
+  readonly contentType: string | null;
+  readonly receivedAt?: Date;
+}
+
+export type ReceiptOutcome =
+  | {
+      readonly kind: 'stored';
+      /** new: a body we did not have; duplicate: already held (nothing new stored); conflict: a different body under a used ChangeSequence. */
+      readonly decision: ReceiptDecision['kind'];
+      readonly inboxId: number;
+      readonly deliveryId: number;
+      readonly envelope: Envelope;
+      /** The parsed body, handed to the applier so a large payload is not parsed twice. */
+      readonly body: Record<string, unknown>;
+    }
+  | { readonly kind: 'rejected'; readonly quarantineId: number; readonly deliveryId: number; readonly error: EnvelopeError; readonly errorId: string };
+
+export function sha256(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+export interface QuarantineInput {
+  readonly raw: Buffer;
+  readonly sender: string | null;
+  readonly source: DeliverySource;
+  readonly contentType: string | null;
+  readonly errorId: string;
+  readonly field: string | null;
+  readonly reason: string;
+  readonly httpStatus: number;
+  readonly receivedAt?: Date;
+}
+
+/**
+ * The durable inbox. Every method commits before it returns, so the webhook answers 200 only for
+ * what is on disk (WAL + synchronous=FULL).
+ */
+export class Inbox {
+  private readonly findSameSequence;
+  private readonly insertInbox;
+  private readonly insertDelivery;
+  private readonly insertQuarantine;
+  private readonly ensureLocation;
+  private readonly bodyOf;
+
+  constructor(private readonly db: Db) {
+    this.findSameSequence = db.prepare<[number, number], { id: number; body_sha256: string; state: string }>(
+      'SELECT id, body_sha256, state FROM inbox WHERE location_id = ? AND change_sequence = ? ORDER BY id',
+    );
+    this.insertInbox = db.prepare(
+      `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256,
+                          received_at, sender, source, state)
+       VALUES (@locationId, @changeSequence, @parent, @body, @bytes, @sha, @receivedAt, @sender, @source, @state)`,
+    );
+    this.insertDelivery = db.prepare(
+      `INSERT INTO deliveries (received_at, sender, source, body_bytes, inbox_id, quarantine_id, outcome, http_status,
+                               location_id, change_sequence, reason)
+       VALUES (@receivedAt, @sender, @source, @bytes, @inboxId, @quarantineId, @outcome, @status, @locationId, @changeSequence, @reason)`,
+    );
+    this.insertQuarantine = db.prepare(
+      `INSERT INTO quarantine (received_at, sender, source, content_type, body, body_bytes, body_sha256, error_id, field, reason)
+       VALUES (@receivedAt, @sender, @source, @contentType, @body, @bytes, @sha, @errorId, @field, @reason)`,
+    );
+    this.ensureLocation = db.prepare(
+      'INSERT INTO locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
+    );
+    this.bodyOf = db.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox WHERE id = ?');
+  }
+
+  /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
+  receive(delivery: IncomingDelivery): ReceiptOutcome {
+    let body: unknown;
+    let parseError: string | null = null;
+    try {
+      body = JSON.parse(delivery.raw.toString('utf8'));
+    } catch (err) {
+      parseError = (err as Error).message;
+    }
+    const checked = parseError === null ? validateEnvelope(body) : ({ ok: false, error: { field: '(body)', message: `not valid JSON: ${parseError}` } } as const);
+    if (!checked.ok) {
+      const errorId = checked.error.field === '(body)' ? 'invalid_json' : 'invalid_envelope';
+      const stored = this.quarantine({
+        raw: delivery.raw,
+        sender: delivery.sender,
+        source: delivery.source,
+        contentType: delivery.contentType,
+        errorId,
+        field: checked.error.field,
+        reason: checked.error.message,
+        httpStatus: 400,
+        ...(delivery.receivedAt ? { receivedAt: delivery.receivedAt } : {}),
+      });
+      return { kind: 'rejected', ...stored, error: checked.error, errorId };
+    }
+    const { envelope } = checked;
+    const sha = sha256(delivery.raw);
+    const receivedAt = (delivery.receivedAt ?? new Date()).toISOString();
+    return this.db
+      .transaction((): ReceiptOutcome => {
+        const existing = this.findSameSequence.all(envelope.LocationID, envelope.ChangeSequence);
+        const decision = classifyReceipt(
+          existing.map((e) => ({ id: e.id, bodySha256: e.body_sha256 })),
+          sha,
+          (stored) => {
+            const raw = this.bodyOf.get(stored.id)?.body;
+            if (!raw) return false;
+            try {
+              return sameJson(JSON.parse(raw.toString('utf8')), checked.body);
+            } catch {
+              return false;
+            }
+          },
+        );
+        this.ensureLocation.run(envelope.LocationID, receivedAt);
+        let inboxId: number;
+        if (decision.kind === 'duplicate') {
+          inboxId = decision.of;
+        } else {
+          inboxId = Number(
+            this.insertInbox.run({
+              locationId: envelope.LocationID,
+              changeSequence: envelope.ChangeSequence,
+              parent: envelope.ParentChangeSequence,
+              body: delivery.raw,
+              bytes: delivery.raw.length,
+              sha,
+              receivedAt,
+              sender: delivery.sender,
+              source: delivery.source,
+              state: decision.kind === 'conflict' ? 'conflict' : 'pending',
+            }).lastInsertRowid,
+          );
+        }
+        const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;
+        const deliveryId = Number(
+          this.insertDelivery.run({
+            receivedAt,
+            sender: delivery.sender,
+            source: delivery.source,
+            bytes: delivery.raw.length,
+            inboxId,
+            quarantineId: null,
+            outcome,
+            status: 200,
+            locationId: envelope.LocationID,
+            changeSequence: envelope.ChangeSequence,
+            reason:
+              decision.kind === 'conflict'
+                ? `a different body was already received as ChangeSequence ${envelope.ChangeSequence} (inbox #${decision.with})`
+                : null,
+          }).lastInsertRowid,
+        );
+        return { kind: 'stored', decision: decision.kind, inboxId, deliveryId, envelope, body: checked.body };
+      })
+      .immediate();
+  }
+
+  /** Keeps a refused body for inspection and records the delivery. */
+  quarantine(input: QuarantineInput): { quarantineId: number; deliveryId: number } {
+    const receivedAt = (input.receivedAt ?? new Date()).toISOString();
+    return this.db
+      .transaction(() => {
+        const quarantineId = Number(
+          this.insertQuarantine.run({
+            receivedAt,
+            sender: input.sender,
+            source: input.source,
+            contentType: input.contentType,
+            body: input.raw,
+            bytes: input.raw.length,
+            sha: sha256(input.raw),
+            errorId: input.errorId,
+            field: input.field,
+            reason: input.reason,
+          }).lastInsertRowid,
+        );
+        const deliveryId = Number(
+          this.insertDelivery.run({
+            receivedAt,
+            sender: input.sender,
+            source: input.source,
+            bytes: input.raw.length,
+            inboxId: null,
+            quarantineId,
+            outcome: 'rejected',
+            status: input.httpStatus,
+            locationId: null,
+            changeSequence: null,
+            reason: input.field ? `${input.field}: ${input.reason}` : input.reason,
+          }).lastInsertRowid,
+        );
+        return { quarantineId, deliveryId };
+      })
+      .immediate();
+  }
+}

@@ -1,0 +1,141 @@
+import { addDays, type IsoDate } from '../domain/dates';
+import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePlan } from '../domain/payload';
+import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
+import type { Db } from './database';
+
+interface PriceRow {
+  id: number;
+  date_from: IsoDate;
+  date_to: IsoDate;
+  price_model: string | null;
+  tax_code: string;
+  tax_rate: number;
+  sell_price_minor: number;
+  sell_price: string;
+  currency: string;
+}
+
+interface AvailabilityRow {
+  id: number;
+  date_from: IsoDate;
+  date_to: IsoDate;
+  status: AvailabilityStatus;
+}
+
+function groupBy<T>(values: readonly T[], key: (v: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const v of values) {
+    const k = key(v);
+    const list = groups.get(k);
+    if (list) list.push(v);
+    else groups.set(k, [v]);
+  }
+  return groups;
+}
+
+function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDate; to: IsoDate } {
+  let from = ranges[0]!.from;
+  let to = ranges[0]!.to;
+  for (const r of ranges) {
+    if (r.from < from) from = r.from;
+    if (r.to > to) to = r.to;
+  }
+  // One day wider on each side, so touching ranges with equal values can be merged.
+  return { from: addDays(from, -1), to: addDays(to, 1) };
+}
+
+/**
+ * Writes an update plan into the menu tables. Must run inside the caller's transaction: the applier
+ * commits the menu change, the inbox state and the location's sequence together.
+ */
+export class MenuWriter {
+  private readonly upsertItem;
+  private readonly selectPrices;
+  private readonly deletePrice;
+  private readonly insertPrice;
+  private readonly selectAvailability;
+  private readonly deleteAvailability;
+  private readonly insertAvailability;
+  private readonly insertWarning;
+
+  constructor(db: Db) {
+    this.upsertItem = db.prepare(
+      `INSERT INTO items (location_id, item_id, plu, item_name, item_type, updated_by) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (location_id, item_id) DO UPDATE SET plu = excluded.plu, item_name = excluded.item_name,
+         item_type = excluded.item_type, updated_by = excluded.updated_by`,
+    );
+    this.selectPrices = db.prepare<[number, string, string, string, string], PriceRow>(
+      `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency
+       FROM price_ranges WHERE location_id = ? AND item_id = ? AND tariff_name = ? AND date_to >= ? AND date_from <= ?
+       ORDER BY date_from`,
+    );
+    this.deletePrice = db.prepare('DELETE FROM price_ranges WHERE id = ?');
+    this.insertPrice = db.prepare(
+      `INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate,
+                                 sell_price_minor, sell_price, currency, source_inbox_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.selectAvailability = db.prepare<[number, string, string, string, string], AvailabilityRow>(
+      `SELECT id, date_from, date_to, status FROM availability_ranges
+       WHERE location_id = ? AND item_id = ? AND meal_period = ? AND date_to >= ? AND date_from <= ? ORDER BY date_from`,
+    );
+    this.deleteAvailability = db.prepare('DELETE FROM availability_ranges WHERE id = ?');
+    this.insertAvailability = db.prepare(
+      `INSERT INTO availability_ranges (location_id, item_id, meal_period, date_from, date_to, status, source_inbox_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertWarning = db.prepare(
+      'INSERT INTO update_warnings (inbox_id, location_id, path, message, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+  }
+
+  /** Returns how many range rows were written, for the apply report. */
+  write(plan: UpdatePlan, inboxId: number, at: string): { rowsWritten: number } {
+    const location = plan.locationId;
+    let rowsWritten = 0;
+    for (const item of plan.items) {
+      this.upsertItem.run(location, item.itemId, item.plu, item.name, item.type, inboxId);
+
+      for (const [tariff, incoming] of groupBy(item.prices, (p) => p.tariffName)) {
+        const window = span(incoming);
+        const before: DatedValue<PriceValue>[] = this.selectPrices
+          .all(location, item.itemId, tariff, window.from, window.to)
+          .map((r) => ({
+            id: r.id,
+            from: r.date_from,
+            to: r.date_to,
+            value: {
+              priceModel: r.price_model,
+              taxCode: r.tax_code,
+              taxRate: r.tax_rate,
+              sellPriceMinor: r.sell_price_minor,
+              sellPrice: r.sell_price,
+              currency: r.currency,
+            },
+          }));
+        const after = overlayAll(before, incoming.map((p) => ({ from: p.from, to: p.to, value: p.value })), samePriceValue);
+        const { remove, add } = diffRanges(before, after);
+        for (const id of remove) this.deletePrice.run(id);
+        for (const r of add) {
+          const v = r.value;
+          this.insertPrice.run(location, item.itemId, tariff, r.from, r.to, v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency, inboxId);
+        }
+        rowsWritten += add.length;
+      }
+
+      for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
+        const window = span(incoming);
+        const before: DatedValue<AvailabilityStatus>[] = this.selectAvailability
+          .all(location, item.itemId, mealPeriod, window.from, window.to)
+          .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
+        const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
+        const { remove, add } = diffRanges(before, after);
+        for (const id of remove) this.deleteAvailability.run(id);
+        for (const r of add) this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
+        rowsWritten += add.length;
+      }
+    }
+    for (const w of plan.warnings) this.insertWarning.run(inboxId, location, w.path, w.message, at);
+    return { rowsWritten };
+  }
+}

@@ -1,0 +1,259 @@
+import { decideApply, type BaselinePolicy } from '../domain/sequence';
+import type { Db } from './database';
+
+/** Read models for `status`, `lookup`, the admin API and the status window. Read-only. */
+
+export interface WaitingUpdate {
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly parentChangeSequence: number;
+  readonly receivedAt: string;
+  /** waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption: first update under the operator policy. */
+  readonly reason: 'waiting' | 'fork' | 'needs-adoption';
+  /** The ChangeSequence that must be applied before this one can be (its parent). */
+  readonly waitingFor: number | null;
+  readonly note: string | null;
+}
+
+export interface WarningRow {
+  readonly id: number;
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly path: string;
+  readonly message: string;
+  readonly createdAt: string;
+}
+
+export interface LocationStatus {
+  readonly locationId: number;
+  readonly locationName: string | null;
+  readonly currency: string | null;
+  readonly lastChangeSequence: number | null;
+  readonly lastAppliedAt: string | null;
+  readonly firstSeenAt: string;
+  readonly waiting: readonly WaitingUpdate[];
+  readonly conflicts: number;
+  readonly warnings: number;
+  readonly recentWarnings: readonly WarningRow[];
+}
+
+export function locationStatuses(db: Db, policy: BaselinePolicy): LocationStatus[] {
+  const locations = db
+    .prepare<[], { location_id: number; location_name: string | null; currency: string | null; last_change_sequence: number | null; last_applied_at: string | null; first_seen_at: string }>(
+      'SELECT location_id, location_name, currency, last_change_sequence, last_applied_at, first_seen_at FROM locations ORDER BY location_id',
+    )
+    .all();
+  const pendingStmt = db.prepare<[number], { id: number; change_sequence: number; parent_change_sequence: number; received_at: string; note: string | null }>(
+    "SELECT id, change_sequence, parent_change_sequence, received_at, note FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
+  );
+  const conflictsStmt = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM inbox WHERE location_id = ? AND state = 'conflict'");
+  const warningsCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM update_warnings WHERE location_id = ? AND acknowledged_at IS NULL');
+  const warningsStmt = db.prepare<[number], { id: number; inbox_id: number; change_sequence: number; path: string; message: string; created_at: string }>(
+    `SELECT w.id, w.inbox_id, i.change_sequence, w.path, w.message, w.created_at FROM update_warnings w JOIN inbox i ON i.id = w.inbox_id
+     WHERE w.location_id = ? AND w.acknowledged_at IS NULL ORDER BY w.id DESC LIMIT 20`,
+  );
+  return locations.map((l) => ({
+    locationId: l.location_id,
+    locationName: l.location_name,
+    currency: l.currency,
+    lastChangeSequence: l.last_change_sequence,
+    lastAppliedAt: l.last_applied_at,
+    firstSeenAt: l.first_seen_at,
+    waiting: pendingStmt.all(l.location_id).map((p): WaitingUpdate => {
+      const decision = decideApply(
+        { lastApplied: l.last_change_sequence },
+        { changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence },
+        policy,
+      );
+      const reason = decision.kind === 'fork' ? 'fork' : decision.kind === 'needs-adoption' ? 'needs-adoption' : 'waiting';
+      return {
+        inboxId: p.id,
+        changeSequence: p.change_sequence,
+        parentChangeSequence: p.parent_change_sequence,
+        receivedAt: p.received_at,
+        reason,
+        waitingFor: decision.kind === 'wait' ? decision.waitingFor : reason === 'waiting' ? p.parent_change_sequence : null,
+        note: p.note,
+      };
+    }),
+    conflicts: conflictsStmt.get(l.location_id)?.n ?? 0,
+    warnings: warningsCount.get(l.location_id)?.n ?? 0,
+    recentWarnings: warningsStmt.all(l.location_id).map((w) => ({
+      id: w.id,
+      inboxId: w.inbox_id,
+      changeSequence: w.change_sequence,
+      path: w.path,
+      message: w.message,
+      createdAt: w.created_at,
+    })),
+  }));
+}
+
+/** Marks open warnings as seen by an operator (all, or one location's). Returns how many. */
+export function acknowledgeWarnings(db: Db, actor: string, locationId: number | null): number {
+  return db
+    .transaction(() => {
+      const at = new Date().toISOString();
+      const result =
+        locationId === null
+          ? db.prepare('UPDATE update_warnings SET acknowledged_at = ? WHERE acknowledged_at IS NULL').run(at)
+          : db.prepare('UPDATE update_warnings SET acknowledged_at = ? WHERE acknowledged_at IS NULL AND location_id = ?').run(at, locationId);
+      db.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(
+        at,
+        actor,
+        'acknowledge-warnings',
+        JSON.stringify({ locationId, count: result.changes }),
+      );
+      return result.changes;
+    })
+    .immediate();
+}
+
+export interface PriceAnswer {
+  readonly tariffName: string;
+  readonly priceModel: string | null;
+  readonly taxCode: string;
+  readonly taxRate: number;
+  readonly sellPriceMinor: number;
+  readonly sellPrice: string;
+  readonly currency: string;
+  readonly dateFrom: string;
+  readonly dateTo: string;
+}
+
+export interface AvailabilityAnswer {
+  readonly mealPeriod: string;
+  readonly status: 'AVAILABLE' | 'UNAVAILABLE';
+  readonly dateFrom: string;
+  readonly dateTo: string;
+}
+
+export interface TillAnswer {
+  readonly locationId: number;
+  readonly plu: string;
+  readonly itemId: string;
+  readonly itemName: string;
+  readonly itemType: string;
+  readonly prices: PriceAnswer[];
+  readonly availability: AvailabilityAnswer[];
+}
+
+/**
+ * What the till will charge for a PLU on a date, read through the POS views themselves so the answer
+ * is the one the POS gets. Every item with that PLU is listed (PLUs are not unique).
+ */
+export function lookupPlu(db: Db, plu: string, date: string, locationId: number | null): TillAnswer[] {
+  const where = locationId === null ? '' : 'AND location_id = @locationId';
+  const prices = db
+    .prepare(
+      `SELECT location_id, plu, item_id, item_name, item_type, tariff_name, price_model, tax_code, tax_rate,
+              sell_price_minor, sell_price, currency, date_from, date_to
+       FROM pos_prices WHERE plu = @plu AND @date BETWEEN date_from AND date_to ${where}
+       ORDER BY location_id, item_id, tariff_name`,
+    )
+    .all({ plu, date, ...(locationId === null ? {} : { locationId }) }) as {
+    location_id: number; plu: string; item_id: string; item_name: string; item_type: string; tariff_name: string;
+    price_model: string | null; tax_code: string; tax_rate: number; sell_price_minor: number; sell_price: string;
+    currency: string; date_from: string; date_to: string;
+  }[];
+  const availability = db
+    .prepare(
+      `SELECT location_id, plu, item_id, item_name, meal_period, status, date_from, date_to
+       FROM pos_availability WHERE plu = @plu AND @date BETWEEN date_from AND date_to ${where}
+       ORDER BY location_id, item_id, meal_period`,
+    )
+    .all({ plu, date, ...(locationId === null ? {} : { locationId }) }) as {
+    location_id: number; plu: string; item_id: string; item_name: string; meal_period: string; status: 'AVAILABLE' | 'UNAVAILABLE';
+    date_from: string; date_to: string;
+  }[];
+  const items = db
+    .prepare(`SELECT location_id, plu, item_id, item_name, item_type FROM items WHERE plu = @plu ${where} ORDER BY location_id, item_id`)
+    .all({ plu, ...(locationId === null ? {} : { locationId }) }) as { location_id: number; plu: string; item_id: string; item_name: string; item_type: string }[];
+  return items.map((i) => ({
+    locationId: i.location_id,
+    plu: i.plu,
+    itemId: i.item_id,
+    itemName: i.item_name,
+    itemType: i.item_type,
+    prices: prices
+      .filter((p) => p.location_id === i.location_id && p.item_id === i.item_id)
+      .map((p) => ({
+        tariffName: p.tariff_name,
+        priceModel: p.price_model,
+        taxCode: p.tax_code,
+        taxRate: p.tax_rate,
+        sellPriceMinor: p.sell_price_minor,
+        sellPrice: p.sell_price,
+        currency: p.currency,
+        dateFrom: p.date_from,
+        dateTo: p.date_to,
+      })),
+    availability: availability
+      .filter((a) => a.location_id === i.location_id && a.item_id === i.item_id)
+      .map((a) => ({ mealPeriod: a.meal_period, status: a.status, dateFrom: a.date_from, dateTo: a.date_to })),
+  }));
+}
+
+export interface DeliveryRow {
+  readonly id: number;
+  readonly receivedAt: string;
+  readonly sender: string | null;
+  readonly source: string;
+  readonly bytes: number;
+  readonly locationId: number | null;
+  readonly changeSequence: number | null;
+  /** accepted deliveries show where their update is now: applied / waiting / stale / superseded. */
+  readonly result: 'applied' | 'waiting' | 'duplicate' | 'conflict' | 'stale' | 'superseded' | 'rejected';
+  readonly httpStatus: number;
+  readonly reason: string | null;
+  readonly inboxId: number | null;
+  readonly quarantineId: number | null;
+  readonly applyMs: number | null;
+}
+
+export function recentDeliveries(db: Db, limit = 100, beforeId: number | null = null): DeliveryRow[] {
+  const rows = db
+    .prepare(
+      `SELECT d.id, d.received_at, d.sender, d.source, d.body_bytes, d.location_id, d.change_sequence, d.outcome,
+              d.http_status, d.reason, d.inbox_id, d.quarantine_id, i.state, i.apply_ms, i.note
+       FROM deliveries d LEFT JOIN inbox i ON i.id = d.inbox_id
+       WHERE (@beforeId IS NULL OR d.id < @beforeId)
+       ORDER BY d.id DESC LIMIT @limit`,
+    )
+    .all({ limit, beforeId }) as {
+    id: number; received_at: string; sender: string | null; source: string; body_bytes: number; location_id: number | null;
+    change_sequence: number | null; outcome: string; http_status: number; reason: string | null; inbox_id: number | null;
+    quarantine_id: number | null; state: string | null; apply_ms: number | null; note: string | null;
+  }[];
+  return rows.map((r) => {
+    let result: DeliveryRow['result'];
+    if (r.outcome === 'rejected') result = 'rejected';
+    else if (r.outcome === 'duplicate') result = 'duplicate';
+    else if (r.outcome === 'conflict') result = 'conflict';
+    else if (r.state === 'applied') result = 'applied';
+    else if (r.state === 'stale') result = 'stale';
+    else if (r.state === 'superseded') result = 'superseded';
+    else result = 'waiting';
+    return {
+      id: r.id,
+      receivedAt: r.received_at,
+      sender: r.sender,
+      source: r.source,
+      bytes: r.body_bytes,
+      locationId: r.location_id,
+      changeSequence: r.change_sequence,
+      result,
+      httpStatus: r.http_status,
+      reason: r.reason ?? r.note,
+      inboxId: r.inbox_id,
+      quarantineId: r.quarantine_id,
+      applyMs: r.outcome === 'accepted' ? r.apply_ms : null,
+    };
+  });
+}
+
+/** A stored body (inbox or quarantine) for inspection, as the bytes that arrived. */
+export function storedBody(db: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
+  const row = db.prepare<[number], { body: Buffer | null }>(`SELECT body FROM ${kind === 'inbox' ? 'inbox' : 'quarantine'} WHERE id = ?`).get(id);
+  return row?.body ?? null;
+}

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import express, { type Request } from 'express';
+import type { Config } from '../config/schema';
+import { AppError } from '../errors';
+import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
+import type { Logger } from '../log';
+import type { Inbox, ReceiptOutcome } from '../store/inbox';
+import { checkCaller, isJsonContentType } from './auth';
+
+export interface WebhookDeps {
+  readonly config: Config['webhook'];
+  readonly inbox: Inbox;
+  readonly log: Logger;
+  /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
+  readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
+}
+
+function senderOf(req: Request): string {
+  const remote = req.socket.remoteAddress ?? 'unknown';
+  const forwarded = req.headers['x-forwarded-for'];
+  const forwardedText = Array.isArray(forwarded) ? forwarded.join(', ') : forwarded;
+  return forwardedText ? `${remote} (forwarded for ${forwardedText.slice(0, 200)})` : remote;
+}
+
+export function createWebhookApp(deps: WebhookDeps): express.Express {
+  const { config, inbox, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(baseHeaders);
+
+  // For tunnels and monitors: says the receiver is up, nothing else.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.post(
+    config.path,
+    // Authenticate before reading a byte of the body, so strangers cannot fill the disk.
+    (req, _res, next) => {
+      const decision = checkCaller(
+        { origin: req.headers.origin, authorization: req.headers.authorization },
+        { expectedOrigin: config.expectedOrigin, bearerToken: config.bearerToken },
+      );
+      if (decision.ok) {
+        next();
+        return;
+      }
+      log.warn(`webhook call refused (${decision.id}) from ${senderOf(req)}`);
+      next(new AppError(decision.id, decision.status, decision.message));
+    },
+    express.raw({ type: () => true, limit: config.maxBodyBytes }),
+    (req, res) => {
+      const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const contentType = req.headers['content-type'] ?? null;
+      const sender = senderOf(req);
+      if (config.requireJsonContentType && !isJsonContentType(contentType ?? undefined)) {
+        inbox.quarantine({
+          raw,
+          sender,
+          source: 'webhook',
+          contentType,
+          errorId: 'unsupported_content_type',
+          field: null,
+          reason: `Content-Type ${contentType} is not JSON`,
+          httpStatus: 415,
+        });
+        throw new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
+      }
+      const outcome = inbox.receive({ raw, sender, source: 'webhook', contentType });
+      if (outcome.kind === 'rejected') {
+        log.warn(`webhook body rejected (${outcome.errorId}, ${outcome.error.field}: ${outcome.error.message}); kept as quarantine #${outcome.quarantineId}`);
+        throw new AppError(outcome.errorId, 400, `${outcome.error.field}: ${outcome.error.message}`, {
+          field: outcome.error.field,
+          quarantineId: outcome.quarantineId,
+        });
+      }
+      const e = outcome.envelope;
+      log.info(`stored update location ${e.LocationID} change ${e.ChangeSequence} (parent ${e.ParentChangeSequence}, ${raw.length} bytes): ${outcome.decision}`);
+      res.status(200).json({ status: outcome.decision === 'new' ? 'stored' : outcome.decision, inboxId: outcome.inboxId });
+      deps.onStored(outcome);
+    },
+  );
+
+  app.use(notFound);
+  app.use(errorMiddleware(log));
+  return app;
+}
+
+export interface RunningServer {
+  readonly server: http.Server;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Starts the receiver over HTTPS when TLS is configured, plain HTTP (for a tunnel) otherwise. */
+export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServer> {
+  const { config, log } = deps;
+  const app = createWebhookApp(deps);
+  let server: http.Server;
+  const tls = config.tls;
+  if (tls) {
+    const options: https.ServerOptions =
+      'certFile' in tls
+        ? { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }
+        : { pfx: fs.readFileSync(tls.pfxFile), ...(tls.passphrase ? { passphrase: tls.passphrase } : {}) };
+    server = https.createServer(options, app);
+  } else {
+    server = http.createServer(app);
+    if (!isLoopbackHost(config.host)) {
+      log.warn(`the webhook receiver listens on ${config.host} over plain HTTP: head office needs HTTPS, so put a tunnel or TLS proxy in front, or set webhook.tls`);
+    }
+  }
+  // Guard against slow or stalled clients holding sockets open.
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.maxHeadersCount = 100;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${tls ? 'https' : 'http'}://${host}:${address.port}${config.path}`;
+  return {
+    server,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
