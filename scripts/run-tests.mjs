@@ -15,7 +15,11 @@ function walk(dir) {
     else if (entry.name.endsWith('.test.ts')) files.push(full);
   }
 }
-for (const root of roots.length ? roots : ['test']) if (fs.existsSync(root)) walk(root);
+for (const root of roots.length ? roots : ['test']) {
+  if (!fs.existsSync(root)) continue;
+  if (fs.statSync(root).isDirectory()) walk(root);
+  else files.push(root);
+}
 files.sort();
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Config } from './config/schema';
 import { todayIn, type IsoDate } from './domain/dates';
+import { cachedLocationTimezone } from './employees/locations';
 import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
@@ -95,9 +96,9 @@ export class AgentCore {
     return acknowledgeWarnings(this.db, actor, locationId);
   }
 
-  /** The location's timezone: configured, else the default. */
+  /** The location's timezone: configured, else from its Country in the cached /Locations list (staff sync), else the default. */
   timezoneFor(locationId: number): string {
-    return this.config.locations[String(locationId)]?.timezone ?? this.config.defaultTimezone;
+    return this.config.locations[String(locationId)]?.timezone ?? cachedLocationTimezone(this.db, locationId) ?? this.config.defaultTimezone;
   }
 
   /** Today for a location (in its timezone), or for the default timezone when none is given. */

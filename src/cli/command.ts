@@ -1,8 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config/load';
 import type { Config } from '../config/schema';
-import { configureLogging, redactor, type Logger } from '../log';
-import { secretsOf } from '../config/load';
+import { configureLogging, type Logger } from '../log';
+import { loadConfigWithSecrets } from '../ops/secrets';
 import path from 'node:path';
 
 export const EXIT = {
@@ -53,8 +52,8 @@ export function makeContext(args: string[], values: CommandContext['values']): C
     json: values.json === true,
     config() {
       if (!cached) {
-        cached = loadConfig({ file: typeof values.config === 'string' ? values.config : null });
-        redactor.add(...secretsOf(cached));
+        // Secrets left out of the config file come from POS_SYNC_SECRET_* or the owner-only secrets file.
+        cached = loadConfigWithSecrets({ file: typeof values.config === 'string' ? values.config : null }).config;
       }
       return cached;
     },

@@ -115,13 +115,47 @@ export function parseConfig(input: unknown, relativeTo: string = process.cwd()):
 
 const SECRET_KEYS = new Set(['bearerToken', 'token', 'password', 'passphrase', 'value']);
 
+/** A command-line flag whose value is a secret (`--token X`, `--authtoken=X`), e.g. in tunnel.args. */
+const SECRET_FLAG = /^--?[A-Za-z-]*(token|secret|password|passphrase|credential|key)$/i;
+
+/** The secret values in an argument list: what follows a secret flag, or is joined to it with `=`. */
+function secretArgs(args: readonly unknown[]): Set<number> {
+  const found = new Set<number>();
+  args.forEach((arg, i) => {
+    if (typeof arg !== 'string') return;
+    if (SECRET_FLAG.test(arg) && typeof args[i + 1] === 'string') found.add(i + 1);
+  });
+  return found;
+}
+
+function maskArgs(args: readonly unknown[]): unknown[] {
+  const secret = secretArgs(args);
+  return args.map((arg, i) => {
+    if (typeof arg !== 'string') return arg;
+    if (secret.has(i)) return '********';
+    const eq = arg.indexOf('=');
+    return eq > 0 && SECRET_FLAG.test(arg.slice(0, eq)) ? `${arg.slice(0, eq)}=********` : arg;
+  });
+}
+
+function argSecretValues(args: readonly unknown[]): string[] {
+  const secret = secretArgs(args);
+  return args.flatMap((arg, i) => {
+    if (typeof arg !== 'string') return [];
+    if (secret.has(i)) return [arg];
+    const eq = arg.indexOf('=');
+    return eq > 0 && SECRET_FLAG.test(arg.slice(0, eq)) ? [arg.slice(eq + 1)] : [];
+  });
+}
+
 /** A copy safe to print or log: every secret replaced by a mask that shows only whether it is set. */
 export function maskConfig(config: unknown): unknown {
   if (Array.isArray(config)) return config.map(maskConfig);
   if (typeof config !== 'object' || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(config)) {
-    out[k] = SECRET_KEYS.has(k) && typeof v === 'string' ? (v.length > 0 ? '********' : '') : maskConfig(v);
+    out[k] =
+      SECRET_KEYS.has(k) && typeof v === 'string' ? (v.length > 0 ? '********' : '') : k === 'args' && Array.isArray(v) ? maskArgs(v) : maskConfig(v);
   }
   return out;
 }
@@ -134,6 +168,7 @@ export function secretsOf(config: unknown): string[] {
     else if (typeof node === 'object' && node !== null) {
       for (const [k, v] of Object.entries(node)) {
         if (SECRET_KEYS.has(k) && typeof v === 'string' && v.length >= 4) found.push(v);
+        else if (k === 'args' && Array.isArray(v)) found.push(...argSecretValues(v).filter((a) => a.length >= 4));
         else walk(v);
       }
     }

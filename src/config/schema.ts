@@ -55,6 +55,14 @@ export const AdminSchema = z.strictObject({
   host: z.enum(['127.0.0.1', '::1']).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8780),
   enabled: z.boolean().default(true),
+  /** File holding the per-install access token (created random, mode 0600). Relative to dataDir. Default: <dataDir>/admin-token */
+  tokenFile: z.string().min(1).nullable().default(null),
+  /** The HTTPS address head office should call (tunnel or proxy). null: the window shows the local listener's URL. */
+  publicWebhookUrl: z.url({ protocol: /^https$/ }).nullable().default(null),
+  /** How often the live view looks for changes in the database. */
+  liveCheckMs: z.number().int().min(100).max(60_000).default(1000),
+  /** An update waiting this long for its parent turns the status light red. */
+  gapAlertMinutes: z.number().int().min(1).default(30),
 });
 
 export const EmployeeAuthSchema = z.discriminatedUnion('type', [
@@ -70,14 +78,118 @@ export const EmployeesSchema = z.strictObject({
   /** Path prefix of /Divisions, /EmployeeSource and /Locations ("not shown" in the spec). */
   referencePathPrefix: z.string().default(''),
   auth: EmployeeAuthSchema.default({ type: 'none' }),
+  /** Per attempt, including reading the body. */
   timeoutMs: z.number().int().min(100).default(30_000),
+  /** Extra attempts after the first, on network errors, timeouts, 429 and 5xx only. */
   retries: z.number().int().min(0).max(10).default(3),
+  /** First back-off delay; doubles per attempt, capped by retryMaxDelayMs, with jitter. */
   retryBaseDelayMs: z.number().int().min(1).default(500),
+  /** Cap of a back-off delay; a Retry-After longer than this ends the retries with a rate-limited error. */
+  retryMaxDelayMs: z.number().int().min(1).default(30_000),
+  /** POST is retried only when it surely was not processed (429, connection refused) unless this is true. */
+  retryPost: z.boolean().default(false),
+  /** Page through listings with start (offset) and duration (page size); null: one request, no paging. */
+  pageSize: z.number().int().min(1).nullable().default(null),
+  /** Incremental pulls with delta=true&dateFrom=...; false: always a full pull. */
+  deltaSync: z.boolean().default(true),
+  /** A full pull at least this often, even when delta pulls work (catches deletions). */
+  fullSyncEveryHours: z.number().min(0).default(24),
+  /** Query parameter naming the employee on GET .../Employees/Accrual ("not shown" in the spec). */
+  accrualEmployeeParam: z.string().min(1).default('employeeId'),
+  /** Record fields the spec does not show, by the names this site's service uses. */
+  fieldNames: z
+    .strictObject({
+      employeeNumber: z.string().min(1).default('EmployeeNumber'),
+      firstName: z.string().min(1).default('FirstName'),
+      lastName: z.string().min(1).default('LastName'),
+      /** Preferred name, searched too; absent fields are fine. */
+      knownAs: z.string().min(1).default('KnownAs'),
+    })
+    .prefault({}),
+  /** 0 disables the schedule (sync only on demand). */
   syncIntervalMinutes: z.number().min(0).default(60),
   /** Warn of residency-proof expiry this many days ahead. */
   residencyWarningDays: z.number().int().min(0).default(60),
-  /** Cached accrual older than this is refetched when online. */
-  accrualMaxAgeMinutes: z.number().min(0).default(60),
+  /** A holiday balance fetched less than this long ago is shown without asking again (0: always live). */
+  accrualMaxAgeMinutes: z.number().min(0).default(5),
+});
+
+// ---- Operations (issue 6: tunnel, backups, retention, disk, secrets, clock; see docs/operations.md) ----
+
+export const TunnelSchema = z.strictObject({
+  /** The tunnel program, e.g. `cloudflared` or `ngrok` (a full path if it is not on PATH). */
+  command: z.string().min(1),
+  /** Its arguments. `{webhookPort}` and `{webhookUrl}` are replaced by the receiver's actual port and base URL. */
+  args: z.array(z.string()).default([]),
+  /** The public base URL head office calls (without the webhook path); `/healthz` is checked through it. */
+  publicUrl: z.url({ protocol: /^https?$/ }),
+  /** The tunnel's own secret (cloudflared token, ngrok authtoken): given to the child in `tokenEnv`, never on its command line. */
+  token: z.string().min(1).nullable().default(null),
+  tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('TUNNEL_TOKEN'),
+  healthCheckIntervalSeconds: z.number().min(0.05).default(60),
+  healthCheckTimeoutSeconds: z.number().min(0.05).default(10),
+  /** Restart the tunnel after this many failed checks in a row while it runs (0: never restart for that). */
+  restartAfterFailedChecks: z.number().int().min(0).default(3),
+  restartInitialDelayMs: z.number().int().min(10).default(1_000),
+  restartMaxDelayMs: z.number().int().min(10).default(60_000),
+  /** Failed checks this soon after a (re)start are not held against it: the program is still connecting. */
+  startupGraceSeconds: z.number().min(0).default(30),
+  /** A run at least this long resets the back-off. */
+  stableAfterSeconds: z.number().min(0).default(60),
+  /** The wake-from-sleep detector ticks this often and... */
+  wakeCheckIntervalSeconds: z.number().min(0.05).default(10),
+  /** ...treats a wall-clock jump this much longer than a tick as the machine waking up (restarts the tunnel). */
+  wakeJumpSeconds: z.number().min(0.05).default(30),
+  outputLines: z.number().int().min(1).max(10_000).default(200),
+  stopTimeoutMs: z.number().int().min(100).default(5_000),
+});
+
+export const BackupSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Default: <dataDir>/backups (a relative path is taken relative to dataDir). */
+  dir: z.string().min(1).nullable().default(null),
+  keep: z.number().int().min(1).default(7),
+  /** Machine-local time of the daily backup; a missed one (machine off or asleep) is made as soon as possible. */
+  time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM').default('03:00'),
+  /** Instead of daily at `time`: every this many hours. */
+  intervalHours: z.number().min(0.001).nullable().default(null),
+  checkIntervalMinutes: z.number().min(0.001).default(5),
+});
+
+export const RetentionSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Raw bodies of applied (and stale or superseded) updates are dropped after this many days; the row stays. */
+  rawPayloadDays: z.number().int().min(1).default(30),
+  /** Quarantined bodies (and conflicting bodies) are deleted after this many days. */
+  quarantineDays: z.number().int().min(1).default(90),
+  /** Price and availability ranges whose DateTo is more than this many days before today are deleted. */
+  rangeDays: z.number().int().min(1).default(365),
+  /** Delivery history rows are deleted after this many days. */
+  deliveryDays: z.number().int().min(1).default(365),
+  pruneIntervalMinutes: z.number().min(0.001).default(60),
+  /** Rows per transaction: small, so the applier and webhook never wait long behind a prune. */
+  batchSize: z.number().int().min(1).max(100_000).default(500),
+});
+
+export const DiskSchema = z.strictObject({
+  /** Warn when free space on the data folder's disk falls below this many bytes... */
+  warnFreeBytes: z.number().int().min(0).default(2 * 1024 * 1024 * 1024),
+  /** ...or below this share of the disk. */
+  warnFreePercent: z.number().min(0).max(100).default(5),
+  /** Critical (the window shows it red): below this many bytes. */
+  criticalFreeBytes: z.number().int().min(0).default(256 * 1024 * 1024),
+  checkIntervalMinutes: z.number().min(0.001).default(5),
+});
+
+export const SecretsSchema = z.strictObject({
+  /** Headless secret file (JSON, owner-only). Default: <dataDir>/secrets.json. */
+  file: z.string().min(1).nullable().default(null),
+});
+
+export const ClockSchema = z.strictObject({
+  /** Warn when the system clock differs from a server's Date header by more than this. */
+  maxSkewSeconds: z.number().min(1).default(120),
+  checkIntervalMinutes: z.number().min(0.001).default(60),
 });
 
 export const ConfigSchema = z.strictObject({
@@ -89,6 +201,12 @@ export const ConfigSchema = z.strictObject({
   log: LogSchema.prefault({}),
   admin: AdminSchema.prefault({}),
   employees: EmployeesSchema.nullable().default(null),
+  tunnel: TunnelSchema.nullable().default(null),
+  backup: BackupSchema.prefault({}),
+  retention: RetentionSchema.prefault({}),
+  disk: DiskSchema.prefault({}),
+  secrets: SecretsSchema.prefault({}),
+  clock: ClockSchema.prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

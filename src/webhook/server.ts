@@ -106,14 +106,17 @@ export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServ
   const app = createWebhookApp(deps);
   let server: http.Server;
   const tls = config.tls;
+  // Node checks header/request timeouts only every connectionsCheckingInterval (30 s by default):
+  // check often enough that the configured timeouts actually hold.
+  const timing: http.ServerOptions = { connectionsCheckingInterval: Math.max(250, Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4) };
   if (tls) {
     const options: https.ServerOptions =
       'certFile' in tls
         ? { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }
         : { pfx: fs.readFileSync(tls.pfxFile), ...(tls.passphrase ? { passphrase: tls.passphrase } : {}) };
-    server = https.createServer(options, app);
+    server = https.createServer({ ...options, ...timing }, app);
   } else {
-    server = http.createServer(app);
+    server = http.createServer(timing, app);
     if (!isLoopbackHost(config.host)) {
       log.warn(`the webhook receiver listens on ${config.host} over plain HTTP: head office needs HTTPS, so put a tunnel or TLS proxy in front, or set webhook.tls`);
     }

@@ -6,6 +6,7 @@ import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { agentServices } from '../services';
+import { opsStatus } from '../../ops/status';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -99,9 +100,14 @@ export const status: Command = {
   run(ctx) {
     return withCore(ctx, (core) => {
       const locations = core.status();
-      if (ctx.json) ctx.printJson({ locations });
-      else if (locations.length === 0) ctx.out('No updates received yet.');
-      else for (const s of locations) ctx.out(describeLocation(s).join('\n'));
+      // Tunnel, disk, backups and clock: what keeps updates arriving, next to what arrived.
+      const ops = opsStatus(core.config);
+      if (ctx.json) ctx.printJson({ locations, ops: ops.json });
+      else {
+        if (locations.length === 0) ctx.out('No updates received yet.');
+        for (const s of locations) ctx.out(describeLocation(s).join('\n'));
+        ctx.out(ops.lines.join('\n'));
+      }
       return EXIT.ok;
     });
   },

@@ -1,0 +1,158 @@
+import '../styles.css';
+import { errorText, get, send, startSession, whenUnauthorised, type Session } from './api';
+import { DeliveriesChart } from './chart';
+import { DeliveriesView } from './deliveries';
+import { byId, h, replace, toast } from './dom';
+import { SettingsView } from './settings';
+import { StaffView } from './staff';
+import { renderHeader, renderStatus, summaryOf } from './status';
+import { TillView } from './till';
+import type { StatusResponse } from './types';
+
+type TabName = 'status' | 'deliveries' | 'till' | 'staff' | 'settings';
+const TABS: TabName[] = ['status', 'deliveries', 'till', 'staff', 'settings'];
+
+class App {
+  private current: TabName = 'status';
+  private readonly chart = new DeliveriesChart();
+  private readonly deliveries = new DeliveriesView(() => this.refresh());
+  private readonly till = new TillView();
+  private readonly staff = new StaffView();
+  private readonly settings = new SettingsView();
+  private status: StatusResponse | null = null;
+  private refreshing = false;
+  private again = false;
+
+  constructor(readonly session: Session) {
+    byId('panel-status').append(this.chart.element);
+    byId('panel-deliveries').append(this.deliveries.element);
+    byId('panel-till').append(this.till.element);
+    byId('panel-staff').append(this.staff.element);
+    byId('panel-settings').append(this.settings.element);
+    this.setUpTabs();
+    byId('pause-button').addEventListener('click', () => void this.togglePause());
+  }
+
+  private setUpTabs(): void {
+    const tabs = TABS.map((name) => byId<HTMLButtonElement>(`tab-${name}`));
+    tabs.forEach((tab, i) => {
+      tab.addEventListener('click', () => this.select(TABS[i]!));
+      // WAI-ARIA tabs: arrows move between tabs, Home/End jump.
+      tab.addEventListener('keydown', (e) => {
+        const moves: Record<string, number> = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 };
+        const target = moves[e.key];
+        if (target === undefined) return;
+        e.preventDefault();
+        const next = (target + TABS.length) % TABS.length;
+        this.select(TABS[next]!);
+        tabs[next]!.focus();
+      });
+    });
+    const fromHash = location.hash.slice(1) as TabName;
+    if (TABS.includes(fromHash)) this.select(fromHash);
+  }
+
+  select(name: TabName): void {
+    this.current = name;
+    for (const t of TABS) {
+      const tab = byId(`tab-${t}`);
+      tab.setAttribute('aria-selected', String(t === name));
+      tab.tabIndex = t === name ? 0 : -1;
+      byId(`panel-${t}`).hidden = t !== name;
+    }
+    history.replaceState(null, '', `#${name}`);
+    void this.refresh();
+  }
+
+  /** Refreshes the header and the visible tab; calls during a refresh coalesce into one more. */
+  async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.again = false;
+        await this.refreshOnce();
+      } while (this.again);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async refreshOnce(): Promise<void> {
+    try {
+      this.status = await get<StatusResponse>('/api/status');
+      const summary = summaryOf(this.status);
+      renderHeader(this.status, summary);
+      this.till.setLocations(this.status.locations);
+      if (this.current === 'status') {
+        renderStatus(byId('panel-status'), this.status, summary, () => void this.refresh());
+        await this.chart.refresh();
+      } else if (this.current === 'deliveries') await this.deliveries.refresh();
+      else if (this.current === 'settings') await this.settings.refresh();
+      else if (this.current === 'staff') await this.staff.refresh();
+    } catch (err) {
+      byId('summary-text').textContent = `Cannot read the agent's status: ${errorText(err)}`;
+    }
+  }
+
+  private async togglePause(): Promise<void> {
+    const paused = !(this.status?.paused ?? false);
+    try {
+      await send('PUT', '/api/sync/paused', { paused });
+      toast(paused ? 'Applying updates is paused; deliveries are still received.' : 'Applying updates resumed.');
+    } catch (err) {
+      toast(errorText(err), 'error');
+    }
+    await this.refresh();
+  }
+
+  /** Live updates: the server says when something changed; a slow poll covers a lost stream. */
+  listen(): void {
+    const live = byId('live');
+    let timer: number | undefined;
+    const soon = (): void => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void this.refresh(), 150);
+    };
+    const events = new EventSource('/api/events');
+    events.addEventListener('open', () => {
+      live.textContent = 'Live';
+      live.className = 'live live-on';
+    });
+    events.addEventListener('change', soon);
+    events.addEventListener('error', () => {
+      live.textContent = 'Reconnecting…';
+      live.className = 'live live-off';
+    });
+    window.setInterval(() => void this.refresh(), 30_000);
+  }
+}
+
+function showSignedOut(): void {
+  replace(
+    byId('main'),
+    h(
+      'section',
+      { class: 'card' },
+      h('h1', {}, 'This window is not signed in'),
+      h('p', {}, 'Open the address the agent printed when it started (it ends with ?token=…), or run: pos-sync-agent admin-url'),
+    ),
+  );
+}
+
+async function boot(): Promise<void> {
+  whenUnauthorised(showSignedOut);
+  try {
+    const session = await startSession();
+    const app = new App(session);
+    app.listen();
+    document.documentElement.dataset.ready = 'true';
+  } catch (err) {
+    byId('summary-text').textContent = `Cannot reach the agent: ${errorText(err)}`;
+  }
+}
+
+void boot();

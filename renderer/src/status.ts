@@ -1,0 +1,130 @@
+import { summarise, locationLabel, type Light, type Summary } from '../../src/admin/summary';
+import { errorText, send } from './api';
+import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
+import type { StatusLocation, StatusResponse } from './types';
+
+const LIGHT_LABEL: Record<Light, string> = { green: 'Up to date', amber: 'Check', red: 'Attention' };
+
+export function lightBadge(light: Light): HTMLElement {
+  return h('span', { class: `badge badge-${light}` }, h('span', { class: `light light-${light}`, 'aria-hidden': 'true' }), LIGHT_LABEL[light]);
+}
+
+export function summaryOf(status: StatusResponse): Summary {
+  return summarise(status.locations, { now: new Date(), paused: status.paused, gapAlertMinutes: status.gapAlertMinutes, formatTime: (iso) => shortTime(iso) });
+}
+
+/** The bar at the top: light, label and headline, and the pause button's state. */
+export function renderHeader(status: StatusResponse, summary: Summary): void {
+  byId('summary-light').className = `light light-${summary.light}`;
+  const label = byId('summary-label');
+  label.className = `badge badge-${summary.light}`;
+  label.textContent = LIGHT_LABEL[summary.light];
+  byId('summary-text').textContent = summary.headline;
+  const pause = byId<HTMLButtonElement>('pause-button');
+  pause.textContent = status.paused ? 'Resume applying' : 'Pause applying';
+  pause.setAttribute('aria-pressed', String(status.paused));
+}
+
+export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void): void {
+  const chartHolder = container.querySelector('#chart-section');
+  const cards: Child[] = status.locations.map((l) => locationCard(l, summary.locations.find((s) => s.locationId === l.locationId)!, refresh));
+  const list = h('div', { class: 'cards', id: 'location-cards' }, ...cards);
+  if (status.locations.length === 0) {
+    list.append(h('p', { class: 'empty' }, 'No update has been received yet. Give head office the webhook address shown under Settings.'));
+  }
+  // The chart keeps its element across refreshes (uPlot owns it); only the location cards are rebuilt.
+  const existing = container.querySelector('#location-cards');
+  if (existing) existing.replaceWith(list);
+  else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), list, chartHolder);
+}
+
+function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {
+  const headingId = `loc-${l.locationId}`;
+  const facts = h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'Last applied update'),
+    h('dd', {}, l.lastChangeSequence === null ? 'none yet' : String(l.lastChangeSequence)),
+    h('dt', {}, 'Applied at'),
+    h('dd', {}, l.lastAppliedAt ? h('time', { datetime: l.lastAppliedAt, title: fullTime(l.lastAppliedAt) }, `${shortTime(l.lastAppliedAt)} (${ago(l.lastAppliedAt)})`) : '—'),
+    h('dt', {}, 'Currency'),
+    h('dd', {}, l.currency ?? '—'),
+    h('dt', {}, 'Updates waiting'),
+    h('dd', {}, String(l.waiting.length)),
+  );
+  const lines = h('ul', { class: 'lines' }, ...s.lines.map((line) => h('li', {}, line)));
+  const waiting =
+    l.waiting.length === 0
+      ? null
+      : h(
+          'table',
+          { class: 'data' },
+          h('caption', {}, 'Updates waiting'),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Update'), h('th', { scope: 'col' }, 'Waits for'), h('th', { scope: 'col' }, 'Received'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
+          h(
+            'tbody',
+            {},
+            ...l.waiting.map((w) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, String(w.changeSequence)),
+                h('td', {}, w.waitingFor === null ? '—' : `update ${w.waitingFor}`),
+                h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
+                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : 'first update: needs acceptance'),
+                h('td', {}, h('button', { type: 'button', class: 'secondary small', onclick: () => void forceApply(l, w.inboxId, w.changeSequence, refresh) }, `Force apply ${w.changeSequence}…`)),
+              ),
+            ),
+          ),
+        );
+  const warnings =
+    l.recentWarnings.length === 0
+      ? null
+      : h(
+          'details',
+          { class: 'warnings' },
+          h('summary', {}, `${l.warnings} warning${l.warnings === 1 ? '' : 's'} from applied updates`),
+          h('ul', {}, ...l.recentWarnings.map((w) => h('li', {}, h('strong', {}, `Update ${w.changeSequence}, ${w.path}: `), w.message))),
+          h('button', { type: 'button', class: 'secondary small', onclick: () => void acknowledge(l, refresh) }, 'Mark warnings as seen'),
+        );
+  return h(
+    'article',
+    { class: `card card-${s.light}`, 'aria-labelledby': headingId, 'data-location': l.locationId },
+    h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel(l)), lightBadge(s.light)),
+    lines,
+    facts,
+    waiting,
+    warnings,
+  );
+}
+
+async function forceApply(l: StatusLocation, inboxId: number, changeSequence: number, refresh: () => void): Promise<void> {
+  const answer = await confirmDialog({
+    title: `Force apply update ${changeSequence}?`,
+    body: [
+      h('p', {}, `This applies update ${changeSequence} to ${locationLabel(l)} without the update it is waiting for. Prices from the missing update may then be wrong until support resends it.`),
+      h('p', {}, 'Do this only when support has told you to. Your name and reason go to the audit log.'),
+    ],
+    confirmLabel: `Force apply ${changeSequence}`,
+    danger: true,
+    input: { label: 'Reason (required)', required: true },
+  });
+  if (!answer.confirmed) return;
+  try {
+    await send('POST', `/api/updates/${inboxId}/force-apply`, { reason: answer.value });
+    toast(`Update ${changeSequence} applied.`);
+  } catch (err) {
+    toast(`Not applied: ${errorText(err)}`, 'error');
+  }
+  refresh();
+}
+
+async function acknowledge(l: StatusLocation, refresh: () => void): Promise<void> {
+  try {
+    const r = await send<{ acknowledged: number }>('POST', '/api/warnings/acknowledge', { locationId: l.locationId });
+    toast(`${r.acknowledged} warning${r.acknowledged === 1 ? '' : 's'} marked as seen.`);
+  } catch (err) {
+    toast(errorText(err), 'error');
+  }
+  refresh();
+}

@@ -1,0 +1,134 @@
+import { errorText, get } from './api';
+import { h, replace } from './dom';
+import type { StatusLocation, TillAnswer } from './types';
+
+/** "What will the till charge?": the POS views' answer for a PLU on a date. */
+export class TillView {
+  readonly element: HTMLElement;
+  private readonly results: HTMLElement;
+  private readonly plu: HTMLInputElement;
+  private readonly date: HTMLInputElement;
+  private readonly location: HTMLSelectElement;
+  private locationNames = new Map<number, string>();
+
+  constructor() {
+    this.plu = h('input', { id: 'till-plu', name: 'plu', type: 'text', inputmode: 'numeric', autocomplete: 'off', required: true, maxlength: 64, size: 10 });
+    this.date = h('input', { id: 'till-date', name: 'date', type: 'date' });
+    this.location = h('select', { id: 'till-location', name: 'location' }, h('option', { value: '' }, 'All locations'));
+    this.results = h('div', { id: 'till-results', 'aria-live': 'polite' });
+    const form = h(
+      'form',
+      { class: 'row', role: 'search', 'aria-label': 'Look up a PLU' },
+      h('label', { for: 'till-plu' }, 'PLU'),
+      this.plu,
+      h('label', { for: 'till-date' }, 'Date (optional, default today)'),
+      this.date,
+      h('label', { for: 'till-location' }, 'Location'),
+      this.location,
+      h('button', { type: 'submit', class: 'primary' }, 'Look up'),
+    );
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.lookup();
+    });
+    this.element = h(
+      'div',
+      {},
+      h('h1', { class: 'visually-hidden' }, 'What will the till charge?'),
+      h('section', { class: 'card', 'aria-labelledby': 'till-heading' }, h('h2', { id: 'till-heading' }, 'What will the till charge?'), h('p', { class: 'muted' }, 'The same answer the till reads from its price and availability views.'), form),
+      this.results,
+    );
+  }
+
+  setLocations(locations: readonly StatusLocation[]): void {
+    const selected = this.location.value;
+    this.locationNames = new Map(locations.map((l) => [l.locationId, l.locationName ?? `Location ${l.locationId}`]));
+    replace(this.location, h('option', { value: '' }, 'All locations'), ...locations.map((l) => h('option', { value: String(l.locationId) }, `${l.locationName ?? 'Location'} (${l.locationId})`)));
+    this.location.value = selected;
+  }
+
+  private async lookup(): Promise<void> {
+    const plu = this.plu.value.trim();
+    if (!plu) {
+      this.plu.focus();
+      return;
+    }
+    replace(this.results, h('p', { class: 'muted' }, 'Looking up…'));
+    try {
+      const answer = await get<{ date: string; items: TillAnswer[] }>('/api/lookup', { plu, date: this.date.value, location: this.location.value });
+      this.show(plu, answer);
+    } catch (err) {
+      replace(this.results, h('p', { class: 'error' }, errorText(err)));
+    }
+  }
+
+  private show(plu: string, answer: { date: string; items: TillAnswer[] }): void {
+    if (answer.items.length === 0) {
+      replace(this.results, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
+      return;
+    }
+    replace(
+      this.results,
+      h('p', { class: 'muted' }, `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu} on ${answer.date}:`),
+      ...answer.items.map((item) => this.itemCard(item, answer.date)),
+    );
+  }
+
+  private itemCard(item: TillAnswer, date: string): HTMLElement {
+    const headingId = `item-${item.locationId}-${item.itemId}`;
+    const prices =
+      item.prices.length === 0
+        ? h('p', { class: 'warn' }, `No price on ${date}: the till cannot sell this item that day.`)
+        : h(
+            'table',
+            { class: 'data' },
+            h('caption', {}, 'Prices'),
+            h('thead', {}, h('tr', {}, ...['Tariff', 'Price', 'Tax code', 'Tax rate', 'Price model', 'Valid'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'tbody',
+              {},
+              ...item.prices.map((p) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, p.tariffName),
+                  h('td', { class: 'num' }, `${p.sellPrice} ${p.currency}`),
+                  h('td', {}, p.taxCode),
+                  h('td', { class: 'num' }, `${p.taxRate}%`),
+                  h('td', {}, p.priceModel ?? '—'),
+                  h('td', {}, p.dateFrom === p.dateTo ? p.dateFrom : `${p.dateFrom} to ${p.dateTo}`),
+                ),
+              ),
+            ),
+          );
+    const availability =
+      item.availability.length === 0
+        ? h('p', { class: 'muted' }, 'Not tied to meal periods (sold whenever the till is open).')
+        : h(
+            'table',
+            { class: 'data' },
+            h('caption', {}, 'Availability by meal period'),
+            h('thead', {}, h('tr', {}, ...['Meal period', 'Status', 'Valid'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'tbody',
+              {},
+              ...item.availability.map((a) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, a.mealPeriod),
+                  h('td', {}, h('span', { class: `result ${a.status === 'AVAILABLE' ? 'result-applied' : 'result-rejected'}` }, a.status === 'AVAILABLE' ? 'Available' : 'Not available')),
+                  h('td', {}, a.dateFrom === a.dateTo ? a.dateFrom : `${a.dateFrom} to ${a.dateTo}`),
+                ),
+              ),
+            ),
+          );
+    return h(
+      'article',
+      { class: 'card item', 'aria-labelledby': headingId },
+      h('h2', { id: headingId, class: 'item-name' }, item.itemName),
+      h('p', { class: 'muted' }, `PLU ${item.plu} · item ${item.itemId} · ${item.itemType === 'MENU' ? 'menu' : 'recipe'} · ${this.locationNames.get(item.locationId) ?? 'location'} (${item.locationId})`),
+      h('div', { class: 'two-col' }, prices, availability),
+    );
+  }
+}

@@ -1,0 +1,399 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import express, { type Response } from 'express';
+import type { Agent } from '../agent';
+import { operatorName } from '../core';
+import { isIsoDate } from '../domain/dates';
+import { AppError } from '../errors';
+import { errorMiddleware, notFound } from '../http/errors';
+import type { Logger } from '../log';
+import { storedBody } from '../store/queries';
+import { isAdminPanelProvider } from './extensions';
+import {
+  CSRF_HEADER,
+  SECURITY_HEADERS,
+  checkChange,
+  checkHostHeader,
+  checkToken,
+  cookieName,
+  csrfTokenFor,
+  isLoopbackBindAddress,
+  ownOrigins,
+  sameSecret,
+  type Decision,
+} from './security';
+import type { UiSettings, UiSettingsStore } from './settings';
+import { changeFingerprint, dailyStats } from './stats';
+import { staffRoutes } from './staff-routes';
+
+/** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
+export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service'>;
+
+export interface AdminDeps {
+  readonly agent: AdminAgent;
+  readonly token: string;
+  readonly settings: UiSettingsStore;
+  readonly rendererDir: string;
+  /** electron: the window runs inside the desktop app (start-at-login applies there). */
+  readonly shell: 'browser' | 'electron';
+  readonly log: Logger;
+  /** Names of services that may add an Operations panel (see extensions.ts). */
+  readonly panelServices: readonly string[];
+  readonly onSettingsChanged?: (settings: UiSettings) => void;
+}
+
+/** The renderer's build output; from src/admin (tsx) or dist/src/admin (compiled, also inside app.asar). */
+export function defaultRendererDir(): string {
+  const candidates = [path.resolve(__dirname, '..', '..', 'renderer', 'dist'), path.resolve(__dirname, '..', '..', '..', 'renderer', 'dist')];
+  return candidates.find((c) => fs.existsSync(path.join(c, 'index.html'))) ?? candidates[0]!;
+}
+
+function refuse(decision: Decision): never {
+  if (decision.ok) throw new Error('refuse() called with an accepting decision');
+  throw new AppError(decision.id, decision.status, decision.message);
+}
+
+function positiveInt(value: unknown, name: string): number {
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw new AppError('invalid_parameter', 400, `${name} must be a whole number`);
+  return Number(value);
+}
+
+function optionalPositiveInt(value: unknown, name: string): number | null {
+  return value === undefined || value === '' ? null : positiveInt(value, name);
+}
+
+/** The webhook URL to give head office: the public one when configured, else the local listener's. */
+export function webhookUrlForHeadOffice(agent: AdminAgent): { url: string | null; isPublic: boolean } {
+  const configured = agent.config.admin.publicWebhookUrl;
+  if (configured) return { url: configured, isPublic: true };
+  return { url: agent.webhook?.url ?? null, isPublic: false };
+}
+
+const MAX_EVENT_CLIENTS = 16;
+
+/**
+ * The status window's server: static files from renderer/dist and a small JSON API, behind the Host
+ * check, the token and (for changes) the CSRF check. `port()` is the bound port (known after listen).
+ */
+export function createAdminApp(deps: AdminDeps, port: () => number): { app: express.Express; closeEvents: () => void } {
+  const { agent, token, log } = deps;
+  const core = agent.core;
+  const csrfToken = csrfTokenFor(token);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // We parse query strings ourselves as flat strings: no nested objects from `a[b]=c`.
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader('Cache-Control', 'no-store');
+    const host = checkHostHeader(req.headers.host, port());
+    if (!host.ok) {
+      // Plain text on purpose: nothing from this response may be useful to a rebinding page.
+      res.status(host.status).type('text/plain').send(`${host.message}\n`);
+      return;
+    }
+    next();
+  });
+
+  // Exchange the token in the URL for a cookie, then drop it from the address bar and history.
+  app.use((req, res, next) => {
+    const offered = req.query.token;
+    if (req.method !== 'GET' || typeof offered !== 'string') {
+      next();
+      return;
+    }
+    if (!sameSecret(offered, token)) {
+      res.status(401).type('text/plain').send('This link is not valid for this agent. Use the address the agent printed when it started.\n');
+      return;
+    }
+    res.cookie(cookieName(port()), token, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 400 * 86_400_000 });
+    res.redirect(303, req.path);
+  });
+
+  app.use((req, res, next) => {
+    const decision = checkToken({ cookie: req.headers.cookie, authorization: req.headers.authorization }, port(), token);
+    if (decision.ok) {
+      next();
+      return;
+    }
+    if (req.path.startsWith('/api/')) {
+      res.status(decision.status).json({ error: { id: decision.id, message: decision.message } });
+      return;
+    }
+    res
+      .status(decision.status)
+      .type('text/plain')
+      .send('The status window needs its access link. Open the address the agent printed when it started (pos-sync-agent serve), or run: pos-sync-agent admin-url\n');
+  });
+
+  app.use((req, _res, next) => {
+    const decision = checkChange(
+      {
+        method: req.method,
+        csrfHeader: req.get(CSRF_HEADER),
+        origin: req.get('origin'),
+        secFetchSite: req.get('sec-fetch-site'),
+      },
+      ownOrigins(port()),
+      csrfToken,
+    );
+    if (!decision.ok) refuse(decision);
+    next();
+  });
+
+  const json = express.json({ limit: '16kb', strict: true });
+  const actor = (): string => `${operatorName()} (status window)`;
+
+  app.get('/api/session', (_req, res) => {
+    res.json({ csrfToken, csrfHeader: CSRF_HEADER, shell: deps.shell, version: process.env.npm_package_version ?? null });
+  });
+
+  app.get('/api/status', (_req, res) => {
+    res.json({
+      generatedAt: new Date().toISOString(),
+      paused: agent.isPaused,
+      gapAlertMinutes: agent.config.admin.gapAlertMinutes,
+      locations: core.status(),
+    });
+  });
+
+  app.get('/api/deliveries', (req, res) => {
+    const limit = Math.min(optionalPositiveInt(req.query.limit, 'limit') ?? 50, 500);
+    const before = optionalPositiveInt(req.query.before, 'before');
+    res.json({ deliveries: core.deliveries(limit, before) });
+  });
+
+  app.get('/api/payloads/:kind/:id', (req, res) => {
+    const kind = req.params.kind;
+    if (kind !== 'inbox' && kind !== 'quarantine') throw new AppError('not_found', 404, 'no such payload kind');
+    const body = storedBody(core.db, kind, positiveInt(req.params.id, 'id'));
+    if (body === null) throw new AppError('not_found', 404, `no stored payload ${kind} #${req.params.id}`);
+    // As bytes, typed as text: the window shows it with textContent; a browser opening it directly
+    // must not run it (nosniff + CSP sandbox).
+    res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
+    res.type('text/plain; charset=utf-8').send(body);
+  });
+
+  app.get('/api/stats/daily', (req, res) => {
+    const days = Math.min(Math.max(optionalPositiveInt(req.query.days, 'days') ?? 14, 1), 90);
+    res.json({ timeZone: agent.config.defaultTimezone, ...dailyStats(core.db, days, agent.config.defaultTimezone) });
+  });
+
+  app.get('/api/lookup', (req, res) => {
+    const plu = req.query.plu;
+    if (typeof plu !== 'string' || plu.trim() === '' || plu.length > 64) throw new AppError('invalid_parameter', 400, 'enter a PLU');
+    const date = req.query.date;
+    if (date !== undefined && date !== '' && !isIsoDate(date)) throw new AppError('invalid_parameter', 400, 'date must be YYYY-MM-DD');
+    const locationId = optionalPositiveInt(req.query.location, 'location');
+    res.json(core.lookup(plu, { locationId, date: typeof date === 'string' && date !== '' ? date : null }));
+  });
+
+  app.post('/api/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), (req, res) => {
+    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
+    const { outcome, applied } = core.importPayload(raw, actor());
+    log.info(`status window: payload imported (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
+    if (outcome.kind === 'rejected') {
+      res.status(422).json({ outcome: { kind: 'rejected', quarantineId: outcome.quarantineId, errorId: outcome.errorId, error: outcome.error }, applied });
+      return;
+    }
+    const { body: _body, ...summary } = outcome;
+    res.json({ outcome: summary, applied });
+  });
+
+  app.post('/api/updates/:inboxId/force-apply', json, (req, res) => {
+    const inboxId = positiveInt(req.params.inboxId, 'inboxId');
+    const reason = (req.body as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
+      throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');
+    }
+    const result = core.forceApply(inboxId, actor(), reason.trim());
+    log.warn(`status window: update #${inboxId} force-applied by ${actor()}`);
+    res.json(result);
+  });
+
+  app.post('/api/warnings/acknowledge', json, (req, res) => {
+    const raw = (req.body as { locationId?: unknown } | undefined)?.locationId;
+    if (raw !== null && raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw))) throw new AppError('invalid_parameter', 400, 'locationId must be a number or null');
+    res.json({ acknowledged: core.acknowledgeWarnings(actor(), (raw as number | null | undefined) ?? null) });
+  });
+
+  app.put('/api/sync/paused', json, (req, res) => {
+    const paused = (req.body as { paused?: unknown } | undefined)?.paused;
+    if (typeof paused !== 'boolean') throw new AppError('invalid_parameter', 400, 'paused must be true or false');
+    agent.setPaused(paused);
+    res.json({ paused: agent.isPaused });
+  });
+
+  app.get('/api/settings', (_req, res) => {
+    const webhook = webhookUrlForHeadOffice(agent);
+    res.json({
+      settings: deps.settings.get(),
+      settingsFile: deps.settings.file,
+      shell: deps.shell,
+      webhookUrl: webhook.url,
+      webhookUrlIsPublic: webhook.isPublic,
+      localWebhookUrl: agent.webhook?.url ?? null,
+      dataDir: agent.config.dataDir,
+    });
+  });
+
+  app.put('/api/settings', json, (req, res) => {
+    const next = deps.settings.update(req.body);
+    log.info(`status window: settings changed to ${JSON.stringify(next)}`);
+    deps.onSettingsChanged?.(next);
+    res.json({ settings: next });
+  });
+
+  // Extension point: panels from other services (operations). Resolved per request, so a service
+  // started after the admin server still appears.
+  const panels = (): { name: string; provider: ReturnType<typeof agent.service> }[] =>
+    deps.panelServices.map((name) => ({ name, provider: agent.service(name) })).filter((p) => isAdminPanelProvider(p.provider));
+  app.get('/api/panels', async (_req, res) => {
+    const out = [];
+    for (const { name, provider } of panels()) {
+      if (!isAdminPanelProvider(provider)) continue;
+      try {
+        out.push({ name, ...(await provider.adminPanel()) });
+      } catch (err) {
+        log.error(`panel ${name}:`, err);
+        out.push({ name, title: name, items: [{ label: 'Error', value: 'this panel could not be loaded; see the agent log', level: 'error' }], actions: [] });
+      }
+    }
+    res.json({ panels: out });
+  });
+  app.post('/api/panels/:name/actions/:id', async (req, res) => {
+    const provider = panels().find((p) => p.name === req.params.name)?.provider;
+    if (!isAdminPanelProvider(provider)) throw new AppError('not_found', 404, 'no such panel');
+    res.json(await provider.runAdminAction(String(req.params.id), actor()));
+  });
+
+  app.use('/api/staff', staffRoutes(agent, log));
+
+  // Live view: one timer looks at the database; each open window gets a `change` event when what it
+  // shows may have changed. Bounded so a runaway page cannot hold many sockets.
+  const clients = new Set<Response>();
+  let lastFingerprint = '';
+  let timer: NodeJS.Timeout | null = null;
+  const tick = (): void => {
+    if (!core.db.open) return;
+    let fingerprint: string;
+    try {
+      fingerprint = `${changeFingerprint(core.db)}|${agent.isPaused}`;
+    } catch (err) {
+      log.error('status window live check:', err);
+      return;
+    }
+    if (fingerprint === lastFingerprint) return;
+    lastFingerprint = fingerprint;
+    for (const c of clients) c.write(`event: change\ndata: ${JSON.stringify({ at: new Date().toISOString() })}\n\n`);
+  };
+  app.get('/api/events', (req, res) => {
+    if (clients.size >= MAX_EVENT_CLIENTS) throw new AppError('too_many_windows', 503, 'too many status windows are open');
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    res.write(`retry: 3000\nevent: hello\ndata: {}\n\n`);
+    clients.add(res);
+    if (!timer) {
+      lastFingerprint = '';
+      timer = setInterval(tick, agent.config.admin.liveCheckMs);
+      timer.unref();
+    }
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    heartbeat.unref();
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      clients.delete(res);
+      if (clients.size === 0 && timer) {
+        clearInterval(timer);
+        timer = null;
+      }
+    });
+  });
+
+  app.use('/api', notFound);
+
+  app.use(
+    express.static(deps.rendererDir, {
+      index: 'index.html',
+      dotfiles: 'ignore',
+      redirect: false,
+      setHeaders: (res) => res.setHeader('Cache-Control', 'no-store'),
+    }),
+  );
+  app.use(notFound);
+  app.use(errorMiddleware(log));
+  return {
+    app,
+    closeEvents: () => {
+      if (timer) clearInterval(timer);
+      timer = null;
+      for (const c of clients) c.end();
+      clients.clear();
+    },
+  };
+}
+
+export interface RunningAdminServer {
+  readonly server: http.Server;
+  /** http://127.0.0.1:PORT/ — without the token. */
+  readonly url: string;
+  /** The address that logs the window in (carries the token): print it once, never log it. */
+  readonly loginUrl: string;
+  close(): Promise<void>;
+}
+
+function sameListener(a: { host: string; port: number }, b: { host: string; port: number }): boolean {
+  if (a.port !== b.port) return false;
+  const wildcard = (h: string): boolean => h === '0.0.0.0' || h === '::' || h === '';
+  return a.host === b.host || wildcard(a.host) || wildcard(b.host) || (a.host === 'localhost' && isLoopbackBindAddress(b.host)) || (b.host === 'localhost' && isLoopbackBindAddress(a.host));
+}
+
+export async function startAdminServer(deps: AdminDeps, listen: { host: string; port: number }): Promise<RunningAdminServer> {
+  if (!isLoopbackBindAddress(listen.host)) {
+    throw new AppError('admin_bind_refused', 500, `the admin server binds only to a loopback address (127.0.0.1 or ::1), not ${listen.host}`);
+  }
+  const webhook = deps.agent.config.webhook;
+  const webhookPort = deps.agent.webhook ? Number(new URL(deps.agent.webhook.url).port) : webhook.port;
+  if (listen.port !== 0 && sameListener(listen, { host: webhook.host, port: webhookPort })) {
+    throw new AppError(
+      'admin_port_conflict',
+      500,
+      `admin.port ${listen.port} is the webhook's port: the status window must never share the webhook's listener (a tunnel makes webhook traffic arrive from loopback)`,
+    );
+  }
+  if (!fs.existsSync(path.join(deps.rendererDir, 'index.html'))) {
+    throw new AppError('renderer_missing', 500, `the status window is not built (${deps.rendererDir}/index.html is missing): run npm run build:renderer`);
+  }
+  let boundPort = 0;
+  const { app, closeEvents } = createAdminApp(deps, () => boundPort);
+  const server = http.createServer(app);
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  server.maxHeadersCount = 100;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  boundPort = address.port;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${boundPort}/`;
+  return {
+    server,
+    url,
+    loginUrl: `${url}?token=${encodeURIComponent(deps.token)}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closeEvents();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

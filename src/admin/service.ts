@@ -1,0 +1,102 @@
+import type { Agent, AgentService } from '../agent';
+import type { Config } from '../config/schema';
+import { redactor, type Logger } from '../log';
+import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
+import { UiSettingsStore, type UiSettings } from './settings';
+import { summarise, type Summary } from './summary';
+import { loadOrCreateToken, tokenFilePath } from './token';
+
+/** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
+export const DEFAULT_PANEL_SERVICES: readonly string[] = ['ops', 'tunnel', 'disk', 'backup', 'retention', 'clock'];
+
+export interface AdminServiceOptions {
+  readonly shell?: 'browser' | 'electron';
+  /** Told the one-time login URL once the server listens (headless: printed to the console). */
+  readonly announce?: (loginUrl: string) => void;
+  readonly rendererDir?: string;
+  /** Services that may add a panel to the window (see extensions.ts). */
+  readonly panelServices?: readonly string[];
+  readonly onSettingsChanged?: (settings: UiSettings) => void;
+}
+
+/**
+ * The status window's server as an agent service ('admin'): a loopback-only listener separate from
+ * the webhook, with its own per-install token.
+ */
+export class AdminService implements AgentService {
+  readonly name = 'admin';
+  private running: RunningAdminServer | null = null;
+  private agent: Agent | null = null;
+  private settingsStore: UiSettingsStore | null = null;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly options: AdminServiceOptions = {},
+  ) {}
+
+  private get config(): Readonly<Config> {
+    if (!this.agent) throw new Error('the admin service is not started');
+    return this.agent.config;
+  }
+
+  async start(agent: Agent): Promise<void> {
+    this.agent = agent;
+    const token = loadOrCreateToken(tokenFilePath(this.config.dataDir, this.config.admin.tokenFile));
+    redactor.add(token);
+    this.settingsStore = new UiSettingsStore(this.config.dataDir);
+    this.running = await startAdminServer(
+      {
+        agent,
+        token,
+        settings: this.settingsStore,
+        rendererDir: this.options.rendererDir ?? defaultRendererDir(),
+        shell: this.options.shell ?? 'browser',
+        log: this.log,
+        panelServices: this.options.panelServices ?? DEFAULT_PANEL_SERVICES,
+        ...(this.options.onSettingsChanged ? { onSettingsChanged: this.options.onSettingsChanged } : {}),
+      },
+      { host: this.config.admin.host, port: this.config.admin.port },
+    );
+    // The log gets the address without the token; only `announce` sees the login URL.
+    this.log.info(`status window at ${this.running.url} (open the login address printed on the console)`);
+    this.options.announce?.(this.running.loginUrl);
+  }
+
+  /** The server's address without the token. */
+  get url(): string | null {
+    return this.running?.url ?? null;
+  }
+
+  /** The address carrying the token; for the Electron window and the console only. */
+  get loginUrl(): string | null {
+    return this.running?.loginUrl ?? null;
+  }
+
+  get settings(): UiSettings | null {
+    return this.settingsStore?.get() ?? null;
+  }
+
+  /** Changes manager settings from outside the window (the tray's "Start at login"). */
+  updateSettings(patch: Partial<UiSettings>): UiSettings | null {
+    if (!this.settingsStore) return null;
+    const next = this.settingsStore.update(patch);
+    this.options.onSettingsChanged?.(next);
+    return next;
+  }
+
+  /** The traffic light and headline for the tray (same wording as the window). */
+  summary(now: Date = new Date()): Summary | null {
+    if (!this.agent || !this.agent.core.db.open) return null;
+    return summarise(this.agent.core.status(), {
+      now,
+      paused: this.agent.isPaused,
+      gapAlertMinutes: this.config.admin.gapAlertMinutes,
+      formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.close();
+    this.running = null;
+  }
+}

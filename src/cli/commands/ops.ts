@@ -1,0 +1,255 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { backupDatabase, checkBackupFile, listBackups, restoreDatabase } from '../../ops/backup';
+import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
+import { assertNoRunningAgent } from '../../ops/instance';
+import { backupDir } from '../../ops/paths';
+import { assertSecretName, headlessSecretStore, loadConfigWithSecrets, SECRET_NAMES, secretEnvName, secretsFileFor } from '../../ops/secrets';
+import { opsStatus } from '../../ops/status';
+import { describeTunnel, readTunnelState } from '../../ops/tunnel';
+import { runningAgent } from '../../ops/instance';
+import { formatBytes } from '../../ops/disk';
+import { AppError } from '../../errors';
+import { databasePath } from '../../store/database';
+import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+
+/** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
+
+function configFile(ctx: CommandContext): string | null {
+  return typeof ctx.values.config === 'string' ? ctx.values.config : null;
+}
+
+/** The configuration with secrets resolved (and registered with the redactor). */
+function opsConfig(ctx: CommandContext) {
+  return loadConfigWithSecrets({ file: configFile(ctx) }).config;
+}
+
+/**
+ * Reads a secret from stdin: typed without echo on a terminal, or piped (`... | pos-sync-agent secrets
+ * set NAME`), one trailing newline removed. Never from argv, where other users can see it (ps).
+ */
+export async function readSecretFromStdin(prompt: string, input: NodeJS.ReadStream = process.stdin): Promise<string> {
+  if (input.isTTY) {
+    process.stderr.write(prompt);
+    return new Promise((resolve, reject) => {
+      let value = '';
+      input.setRawMode(true);
+      input.setEncoding('utf8');
+      input.resume();
+      const done = (err: Error | null): void => {
+        input.setRawMode(false);
+        input.pause();
+        input.removeListener('data', onData);
+        process.stderr.write('\n');
+        if (err) reject(err);
+        else resolve(value);
+      };
+      const onData = (chunk: string): void => {
+        for (const ch of chunk) {
+          if (ch === '\r' || ch === '\n') return done(null);
+          if (ch === '\u0003') return done(new UsageError('cancelled'));
+          if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+          else value += ch;
+        }
+      };
+      input.on('data', onData);
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+export const secretsSet: Command = {
+  name: 'secrets set',
+  summary: `store a secret (read from stdin, never the command line); NAME is one of: ${SECRET_NAMES.join(', ')}`,
+  usage: 'NAME  (value on stdin)',
+  positionals: [1, 1],
+  async run(ctx) {
+    const name = assertSecretName(ctx.args[0]!);
+    const file = secretsFileFor({ file: configFile(ctx) });
+    const store = headlessSecretStore(file);
+    const value = await readSecretFromStdin(`Value for ${name} (not shown): `);
+    if (value.length === 0) throw new UsageError('no value given on stdin');
+    store.set(name, value);
+    const overridden = store.sourceOf(name) === 'environment';
+    ctx.out(`Stored ${name} in ${file}.${overridden ? ` Note: ${secretEnvName(name)} is set and takes precedence.` : ''}`);
+    ctx.out('A running agent (or status window) uses it from its next start.');
+    return EXIT.ok;
+  },
+};
+
+export const secretsList: Command = {
+  name: 'secrets list',
+  summary: 'the names of the secrets that are set, and where each comes from (never the values)',
+  usage: '',
+  run(ctx) {
+    const file = secretsFileFor({ file: configFile(ctx) });
+    const store = headlessSecretStore(file);
+    const rows = SECRET_NAMES.map((name) => ({ name, source: store.sourceOf(name), environmentVariable: secretEnvName(name) }));
+    if (ctx.json) ctx.printJson({ file, secrets: rows });
+    else {
+      ctx.out(`Secrets file: ${file}`);
+      for (const r of rows) ctx.out(`  ${r.name.padEnd(26)} ${r.source === null ? 'not set' : r.source === 'environment' ? `set (${r.environmentVariable})` : 'set (file)'}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+export const secretsDelete: Command = {
+  name: 'secrets delete',
+  summary: 'remove a secret from the secrets file',
+  usage: 'NAME',
+  positionals: [1, 1],
+  run(ctx) {
+    const name = assertSecretName(ctx.args[0]!);
+    const removed = headlessSecretStore(secretsFileFor({ file: configFile(ctx) })).delete(name);
+    ctx.out(removed ? `Removed ${name}.` : `${name} was not in the secrets file.`);
+    return EXIT.ok;
+  },
+};
+
+export const backupCommand: Command = {
+  name: 'backup',
+  summary: 'write an online backup of the database now (safe while the agent runs); keeps backup.keep',
+  usage: '',
+  async run(ctx) {
+    const config = opsConfig(ctx);
+    const file = databasePath(config.dataDir);
+    if (!fs.existsSync(file)) throw new AppError('no_database', 404, `there is no database in ${config.dataDir} yet`);
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 10000');
+      const made = await backupDatabase(db, backupDir(config), config.backup.keep);
+      if (ctx.json) ctx.printJson(made);
+      else ctx.out(`Backup written: ${made.file} (${formatBytes(made.bytes)})`);
+    } finally {
+      db.close();
+    }
+    return EXIT.ok;
+  },
+};
+
+export const backupList: Command = {
+  name: 'backup list',
+  summary: 'the backups kept, newest first, with the ChangeSequence each would resume from (--check)',
+  usage: '[--check]',
+  options: { check: { type: 'boolean' } },
+  run(ctx) {
+    const config = opsConfig(ctx);
+    const backups = listBackups(backupDir(config)).map((b) => ({ ...b, check: ctx.values.check ? checkBackupFile(b.file) : undefined }));
+    if (ctx.json) ctx.printJson({ dir: backupDir(config), backups });
+    else if (backups.length === 0) ctx.out(`No backups in ${backupDir(config)}.`);
+    else
+      for (const b of backups) {
+        const check = b.check ? `  ${b.check.ok ? `ok; ${b.check.locations.map((l) => `location ${l.locationId} at ${l.lastChangeSequence ?? '-'}`).join(', ')}` : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
+        ctx.out(`${b.takenAt}  ${formatBytes(b.bytes).padStart(10)}  ${b.file}${check}`);
+      }
+    return EXIT.ok;
+  },
+};
+
+export const restoreCommand: Command = {
+  name: 'restore',
+  summary: 'replace the database with a backup (agent stopped; checked first; the current one is kept aside)',
+  usage: 'FILE',
+  positionals: [1, 1],
+  async run(ctx) {
+    const config = opsConfig(ctx);
+    const result = await restoreDatabase(config, ctx.args[0]!);
+    if (ctx.json) ctx.printJson(result);
+    else {
+      ctx.out(`Restored ${result.restoredFrom}.`);
+      if (result.previousSavedAs) ctx.out(`The database it replaced is kept as ${result.previousSavedAs}.`);
+      for (const l of result.check.locations) ctx.out(`Location ${l.locationId} resumes from ChangeSequence ${l.lastChangeSequence ?? '(none)'}.`);
+      ctx.out('Updates delivered after this backup are missing: later deliveries wait as gaps (see `status`) until head office resends them.');
+    }
+    return EXIT.ok;
+  },
+};
+
+export const diagnoseCommand: Command = {
+  name: 'diagnose',
+  summary: 'write a zip for support: masked config, versions, logs, sync state, integrity check (no personal data)',
+  usage: '[--out FILE]',
+  options: { out: { type: 'string' } },
+  async run(ctx) {
+    const config = opsConfig(ctx);
+    const out = typeof ctx.values.out === 'string' ? path.resolve(ctx.values.out) : defaultDiagnosticsFile(config);
+    const result = await writeDiagnostics(config, out);
+    if (ctx.json) ctx.printJson(result);
+    else ctx.out(`Diagnostics written: ${result.file} (${formatBytes(result.bytes)}, ${result.entries.length} files)`);
+    return EXIT.ok;
+  },
+};
+
+export const tunnelStatus: Command = {
+  name: 'tunnel status',
+  summary: 'the tunnel as the running agent last saw it: running, restarting (why), unreachable; last output',
+  usage: '',
+  run(ctx) {
+    const config = opsConfig(ctx);
+    if (!config.tunnel) {
+      ctx.out('No tunnel configured (config "tunnel").');
+      return EXIT.ok;
+    }
+    const state = readTunnelState(config.dataDir);
+    const alive = runningAgent(config.dataDir) !== null;
+    if (ctx.json) ctx.printJson({ agentRunning: alive, tunnel: state });
+    else {
+      ctx.out(describeTunnel(state, alive).join('\n'));
+      if (state && state.output.length > 0) ctx.out(['Last output:', ...state.output.map((l) => `  ${l}`)].join('\n'));
+    }
+    return alive && state?.phase === 'running' ? EXIT.ok : EXIT.failed;
+  },
+};
+
+export const opsStatusCommand: Command = {
+  name: 'ops status',
+  summary: 'agent, tunnel, disk space, last backup and clock/timezone warnings',
+  usage: '',
+  run(ctx) {
+    const status = opsStatus(opsConfig(ctx));
+    if (ctx.json) ctx.printJson(status.json);
+    else ctx.out(status.lines.join('\n'));
+    return EXIT.ok;
+  },
+};
+
+export const compactCommand: Command = {
+  name: 'compact',
+  summary: 'VACUUM the database to give pruned space back to the disk (agent stopped; needs free space of its size)',
+  usage: '',
+  run(ctx) {
+    const config = opsConfig(ctx);
+    assertNoRunningAgent(config.dataDir, 'compacting');
+    const file = databasePath(config.dataDir);
+    const before = fs.statSync(file).size;
+    const db = new Database(file, { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 10000');
+      db.exec('VACUUM');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    const after = fs.statSync(file).size;
+    if (ctx.json) ctx.printJson({ before, after });
+    else ctx.out(`Compacted ${file}: ${formatBytes(before)} -> ${formatBytes(after)}.`);
+    return EXIT.ok;
+  },
+};
+
+export const OPS_COMMANDS: readonly Command[] = [
+  secretsSet,
+  secretsList,
+  secretsDelete,
+  backupCommand,
+  backupList,
+  restoreCommand,
+  diagnoseCommand,
+  tunnelStatus,
+  opsStatusCommand,
+  compactCommand,
+];

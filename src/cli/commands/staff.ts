@@ -1,0 +1,256 @@
+import fs from 'node:fs';
+import { AgentCore } from '../../core';
+import { createEmployeeApi } from '../../dev/employee-api/app';
+import { EmployeeValidationError } from '../../employees/errors';
+import type { AccrualView, Freshness, StaffDetail } from '../../employees/model';
+import { StaffService } from '../../employees/service';
+import { describeFieldError } from '../../employees/validation';
+import { AppError } from '../../errors';
+import { silentLogger } from '../../log';
+import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+
+/** Runs fn with a StaffService on the agent's database (the cache), closed afterwards. */
+async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Promise<T> | T): Promise<T> {
+  const config = ctx.config();
+  if (!config.employees) throw new AppError('staff_not_configured', 500, 'the employee interface is not configured: add an "employees" section to the configuration (see docs/staff.md)');
+  const log = ctx.json ? silentLogger : ctx.logger(config, { console: false });
+  const core = new AgentCore(config, log);
+  const staff = new StaffService(config, log, { db: core.db });
+  try {
+    return await fn(staff);
+  } finally {
+    await staff.stop();
+    core.close();
+  }
+}
+
+function wholeNumber(ctx: CommandContext, name: string, fallback: number): number {
+  const raw = ctx.values[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--${name} takes a whole number`);
+  return Number(raw);
+}
+
+/** EMPLOYEE_ID: the EmployeeID, or an employee number (e.g. E1001) found in the cache. */
+function resolveEmployee(staff: StaffService, text: string): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const hit = staff.search(text, 2).results.find((r) => r.employeeNumber?.toLowerCase() === text.toLowerCase());
+  if (!hit) throw new AppError('employee_not_found', 404, `no employee with number ${text} in the cache (run staff sync, or use the EmployeeID)`);
+  return hit.employeeId;
+}
+
+export function describeFreshness(f: Freshness): string {
+  if (f.refreshedAt === null) return `${f.resource}: never synced${f.lastError ? ` (last attempt failed: ${f.lastError})` : ''}`;
+  const age = f.ageMinutes === 0 ? 'just now' : f.ageMinutes! < 120 ? `${f.ageMinutes} min ago` : `${Math.round(f.ageMinutes! / 60)} h ago`;
+  return `${f.resource}: ${f.records} records, refreshed ${age} (${f.refreshedAt}, ${f.lastMode})${f.stale ? ' STALE' : ''}${f.lastError ? `; last attempt failed: ${f.lastError}` : ''}`;
+}
+
+export function describeAccrual(a: AccrualView): string[] {
+  const na = 'not applicable (not flexible)';
+  const lines = [`Holiday balance: ${a.balanceText}${a.units < 0 ? ' (leave taken ahead of accrual)' : ''}`];
+  lines.push(`  flexible: ${a.flexible === null ? 'unknown' : a.flexible ? 'yes' : 'no'}`);
+  lines.push(`  average hours per day: ${a.avgHoursPerDay ?? na}`);
+  lines.push(`  average hours per week: ${a.avgHoursPerWeek ?? na}`);
+  lines.push(`  average days per week: ${a.avgDaysPerWeek ?? na}`);
+  lines.push(`  day rate: ${a.dayRate ?? na}`);
+  lines.push(`  as of ${a.asOf ?? '(not stated)'}; fetched ${a.fetchedAt}${a.source === 'cache' ? ' (cached' + (a.liveError ? `: the service could not be reached: ${a.liveError}` : '') + ')' : ''}`);
+  return lines;
+}
+
+export function describeDetail(d: StaffDetail): string[] {
+  const yn = (v: boolean | null): string => (v === null ? 'unknown' : v ? 'yes' : 'no');
+  const lines = [`${d.name}  (EmployeeID ${d.employeeId}${d.employeeNumber ? `, number ${d.employeeNumber}` : ''})${d.former ? '  FORMER EMPLOYEE' : ''}`];
+  if (d.manager) lines.push(`  manager: ${d.manager.name ?? '(name not given)'}${d.manager.employeeNumber ? ` (${d.manager.employeeNumber})` : ''}`);
+  lines.push(`  IR35: ${yn(d.ir35)}${d.ir35 ? ' (payments must go through payroll)' : ''}`);
+  lines.push(`  furloughed: ${yn(d.furloughed)}`);
+  lines.push(`  contract hours per week: ${d.contractHours ?? 'unknown'}`);
+  for (const e of d.employments) {
+    const job = typeof e.raw.JobTitle === 'string' ? e.raw.JobTitle : null;
+    lines.push(`  employment${job ? `: ${job}` : ''}${e.reportsTo ? `, reports to ${e.reportsTo}` : ''}${e.reportsToFAID ? ` (FAID ${e.reportsToFAID})` : ''}`);
+  }
+  const r = d.residency;
+  lines.push(`  residency: ${r.status ?? 'none recorded'}${r.expiryDate ? `, expires ${r.expiryDate}` : ''}${r.shareCode ? `, share code ${r.shareCode}` : ''}`);
+  if (r.warning) lines.push(`  WARNING: ${r.warning}`);
+  if (d.accrual) lines.push(...describeAccrual(d.accrual).map((l) => `  ${l}`));
+  lines.push(`  (${describeFreshness(d.freshness)})`);
+  return lines;
+}
+
+export const staffSync: Command = {
+  name: 'staff sync',
+  summary: 'pull employees, employments, divisions, sources and locations into the local cache',
+  usage: '[--full]',
+  options: { full: { type: 'boolean' } },
+  run(ctx) {
+    return withStaff(ctx, async (staff) => {
+      const report = await staff.sync({ full: ctx.values.full === true });
+      if (ctx.json) ctx.printJson({ report, freshness: staff.freshness() });
+      else {
+        ctx.out(`Staff sync (${report.mode}) in ${report.ms} ms: ${Object.entries(report.counts).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
+        for (const e of report.errors) ctx.out(`  FAILED ${e.resource}: ${e.message} (the cached data was kept)`);
+        for (const w of report.warnings.slice(0, 20)) ctx.out(`  warning: ${w}`);
+      }
+      return report.errors.length > 0 ? EXIT.failed : EXIT.ok;
+    });
+  },
+};
+
+export const staffSearch: Command = {
+  name: 'staff search',
+  summary: 'find staff by name or employee number (partial, any case, accents optional), from the cache',
+  usage: 'QUERY [--limit N]',
+  options: { limit: { type: 'string' } },
+  positionals: [1, 10],
+  run(ctx) {
+    const limit = wholeNumber(ctx, 'limit', 20);
+    return withStaff(ctx, (staff) => {
+      const result = staff.search(ctx.args.join(' '), limit);
+      if (ctx.json) ctx.printJson(result);
+      else {
+        if (result.results.length === 0) ctx.out(`Nobody matches "${result.query}".`);
+        for (const r of result.results) ctx.out(`${String(r.employeeId).padEnd(8)} ${(r.employeeNumber ?? '').padEnd(10)} ${r.name}${r.former ? '  (former)' : ''}${r.furloughed ? '  (furloughed)' : ''}`);
+        if (result.truncated) ctx.out(`(more than ${result.results.length} matches; refine the search or use --limit)`);
+        ctx.out(`(${describeFreshness(result.freshness)})`);
+      }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const staffShow: Command = {
+  name: 'staff show',
+  summary: 'one person: employment, manager, IR35, furlough, contract hours, residency, last holiday balance',
+  usage: 'EMPLOYEE_ID',
+  positionals: [1, 1],
+  run(ctx) {
+    return withStaff(ctx, (staff) => {
+      const detail = staff.show(resolveEmployee(staff, ctx.args[0]!));
+      if (!detail) throw new AppError('employee_not_found', 404, `no employee ${ctx.args[0]} in the cache (run staff sync)`);
+      if (ctx.json) ctx.printJson(detail);
+      else ctx.out(describeDetail(detail).join('\n'));
+      return EXIT.ok;
+    });
+  },
+};
+
+export const staffAccrual: Command = {
+  name: 'staff accrual',
+  summary: 'holiday balance, fetched live (the cached one with its time when offline)',
+  usage: 'EMPLOYEE_ID',
+  positionals: [1, 1],
+  run(ctx) {
+    return withStaff(ctx, async (staff) => {
+      const id = resolveEmployee(staff, ctx.args[0]!);
+      const accrual = await staff.accrual(id, { refresh: true });
+      if (ctx.json) ctx.printJson({ employeeId: id, accrual });
+      else if (!accrual) ctx.out(`The employee service has no holiday record for employee ${id}.`);
+      else ctx.out(describeAccrual(accrual).join('\n'));
+      return accrual ? EXIT.ok : EXIT.failed;
+    });
+  },
+};
+
+export const staffSubmit: Command = {
+  name: 'staff submit',
+  summary: 'validate and POST the employees in a JSON file (nothing is sent if any field is wrong)',
+  usage: 'FILE',
+  positionals: [1, 1],
+  run(ctx) {
+    const file = ctx.args[0]!;
+    let body: unknown;
+    try {
+      body = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new AppError('file_unreadable', 400, `cannot read ${file} as JSON: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    return withStaff(ctx, async (staff) => {
+      try {
+        const report = await staff.submit(body);
+        if (ctx.json) ctx.printJson(report);
+        else ctx.out(`Sent ${report.sent} employee${report.sent === 1 ? '' : 's'}; the service answered HTTP ${report.status}${report.response === null ? '' : `: ${JSON.stringify(report.response).slice(0, 500)}`}`);
+        return EXIT.ok;
+      } catch (err) {
+        if (!(err instanceof EmployeeValidationError)) throw err;
+        if (ctx.json) ctx.printJson({ sent: 0, errors: err.fieldErrors });
+        else {
+          process.stderr.write(`Nothing was sent: ${err.fieldErrors.length} field error${err.fieldErrors.length === 1 ? '' : 's'} in ${file}:\n`);
+          for (const e of err.fieldErrors) process.stderr.write(`  ${describeFieldError(e)}\n`);
+        }
+        return EXIT.invalidInput;
+      }
+    });
+  },
+};
+
+export const staffResidency: Command = {
+  name: 'staff residency',
+  summary: 'current staff whose residency status expires within the warning window (or has expired)',
+  usage: '',
+  run(ctx) {
+    return withStaff(ctx, (staff) => {
+      const warnings = staff.residencyWarnings();
+      if (ctx.json) ctx.printJson({ windowDays: staff.settings.residencyWarningDays, warnings });
+      else if (warnings.length === 0) ctx.out(`No residency status expires within ${staff.settings.residencyWarningDays} days.`);
+      else for (const w of warnings) ctx.out(`${w.employee.employeeId}  ${w.employee.name}: ${w.residency.warning}`);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const staffLocations: Command = {
+  name: 'staff locations',
+  summary: 'the locations GET /Locations lists, with the timezone each one uses',
+  usage: '',
+  run(ctx) {
+    return withStaff(ctx, (staff) => {
+      const rows = staff.locations().map((l) => ({ ...l, timezone: staff.locationTimezone(l.locationId) }));
+      if (ctx.json) ctx.printJson({ locations: rows });
+      else {
+        if (rows.length === 0) ctx.out('No locations cached (run staff sync).');
+        for (const l of rows) ctx.out(`${l.locationId}  ${l.description}  ${l.country ?? '?'}${l.area ? ` / ${l.area}` : ''}  ${l.timezone.timezone} (${l.timezone.source})${l.timezone.note ? `  ${l.timezone.note}` : ''}`);
+      }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const staffPurge: Command = {
+  name: 'staff purge',
+  summary: 'delete every cached staff record (personal data) from this computer',
+  usage: '--yes',
+  options: { yes: { type: 'boolean' } },
+  run(ctx) {
+    if (ctx.values.yes !== true) throw new UsageError('staff purge deletes all cached staff data; add --yes to confirm');
+    return withStaff(ctx, (staff) => {
+      const removed = staff.purge();
+      if (ctx.json) ctx.printJson({ removed });
+      else ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. A later staff sync (or the running agent's schedule) fetches them again.`);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const devEmployeeApi: Command = {
+  name: 'dev employee-api',
+  summary: 'run the local simulator of the UK employee interface (seeded staff; faults via /__admin/faults)',
+  usage: '[--port P] [--host H] [--employees N] [--seed S] [--organisation ID]',
+  options: { port: { type: 'string' }, host: { type: 'string' }, employees: { type: 'string' }, seed: { type: 'string' }, organisation: { type: 'string' } },
+  async run(ctx) {
+    const host = typeof ctx.values.host === 'string' ? ctx.values.host : '127.0.0.1';
+    const sim = createEmployeeApi({ employees: wholeNumber(ctx, 'employees', 40), seed: wholeNumber(ctx, 'seed', 42), organisationId: wholeNumber(ctx, 'organisation', 1) });
+    const running = await sim.listen(wholeNumber(ctx, 'port', 8790), host);
+    ctx.out(
+      `Employee interface simulator at ${running.url} (organisation ${sim.options.organisationId}, ${sim.data.employees.length} employees).\n` +
+        `Point the agent at it: "employees": { "baseUrl": "${running.url}", "organisationId": ${sim.options.organisationId} }\n` +
+        `Faults: curl -X POST ${running.url}/__admin/faults -H 'content-type: application/json' -d '{"kind":"status","status":500,"times":2}'`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    await running.close();
+    return EXIT.ok;
+  },
+};
+
+export const STAFF_COMMANDS: readonly Command[] = [staffSync, staffSearch, staffShow, staffAccrual, staffSubmit, staffResidency, staffLocations, staffPurge, devEmployeeApi];

@@ -1,0 +1,89 @@
+/**
+ * The desktop shell's security and start-up decisions as pure functions (no `electron` import), so
+ * they are unit-tested under plain Node. main.ts and harden.ts only wire them to Electron's events.
+ */
+
+import type { Light } from '../admin/summary';
+
+/** The admin server's origin (scheme, loopback host, port) from its login or base URL. */
+export function adminOriginOf(url: string): string {
+  const u = new URL(url);
+  if (u.protocol !== 'http:' || !['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname)) {
+    throw new Error(`the status window must be served from a loopback http origin, not ${u.origin}`);
+  }
+  return u.origin;
+}
+
+function originOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    // Opaque origins (data:, javascript:, file: on some platforms) come back as the string "null".
+    return u.origin === 'null' ? null : u.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The window may only ever show the admin server's own pages. */
+export function isAllowedNavigation(targetUrl: string, adminOrigin: string): boolean {
+  return originOf(targetUrl) === adminOrigin;
+}
+
+/** window.open / target=_blank: never a new window (a page that could open one could escape the policy). */
+export function windowOpenDecision(_url: string): { action: 'deny' } {
+  return { action: 'deny' };
+}
+
+/**
+ * Permission requests (camera, notifications, geolocation, ...): all refused, except writing plain text
+ * to the clipboard from our own origin (the "Copy" button next to the webhook address).
+ */
+export function permissionDecision(permission: string, requestingUrl: string, adminOrigin: string): boolean {
+  return permission === 'clipboard-sanitized-write' && originOf(requestingUrl) === adminOrigin;
+}
+
+/** Web preferences of the status window: isolated, sandboxed, no Node, no preload. */
+export const SECURE_WEB_PREFERENCES = {
+  contextIsolation: true,
+  sandbox: true,
+  nodeIntegration: false,
+  nodeIntegrationInWorker: false,
+  nodeIntegrationInSubFrames: false,
+  webSecurity: true,
+  allowRunningInsecureContent: false,
+  experimentalFeatures: false,
+  navigateOnDragDrop: false,
+  webviewTag: false,
+  safeDialogs: true,
+  spellcheck: false,
+} as const;
+
+export type TrayColour = Light | 'grey';
+
+/** Tray icon colour and tooltip from the status summary (grey: the agent is not running). */
+export function trayState(summary: { light: Light; headline: string } | null, paused: boolean): { colour: TrayColour; tooltip: string } {
+  if (!summary) return { colour: 'grey', tooltip: 'POS Sync Agent — starting or stopped' };
+  const tooltip = `POS Sync Agent — ${summary.headline}`;
+  // Windows truncates tray tooltips at 127 characters.
+  return { colour: paused && summary.light === 'green' ? 'amber' : summary.light, tooltip: tooltip.length > 127 ? `${tooltip.slice(0, 126)}…` : tooltip };
+}
+
+/**
+ * Which configuration file the desktop app reads: `--config FILE`, else POS_SYNC_CONFIG, else
+ * <default data folder>/config.json when it exists, else none (built-in defaults + environment).
+ */
+export function desktopConfigFile(argv: readonly string[], env: NodeJS.ProcessEnv, defaultFile: string, exists: (file: string) => boolean): string | null {
+  const i = argv.indexOf('--config');
+  if (i >= 0 && argv[i + 1]) return argv[i + 1]!;
+  const inline = argv.find((a) => a.startsWith('--config='));
+  if (inline) return inline.slice('--config='.length) || null;
+  if (env.POS_SYNC_CONFIG) return env.POS_SYNC_CONFIG;
+  return exists(defaultFile) ? defaultFile : null;
+}
+
+/** Started by the login item: stay in the tray, no window. */
+export const HIDDEN_ARG = '--hidden';
+
+export function startHidden(argv: readonly string[]): boolean {
+  return argv.includes(HIDDEN_ARG);
+}

@@ -1,0 +1,276 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { z } from 'zod';
+import type { Config } from '../config/schema';
+import { redactor, silentLogger, type Logger } from '../log';
+import { EmployeeApiError, EmployeeValidationError, serverMessageOf } from './errors';
+import { isRetryableStatus, nextDelay, parseRetryAfter } from './retry';
+import {
+  AccrualRecordSchema,
+  DivisionRecordSchema,
+  EmployeeRecordSchema,
+  EmployeeSourceRecordSchema,
+  EmploymentRecordSchema,
+  LocationRecordSchema,
+  type AccrualRecord,
+  type DivisionRecord,
+  type EmployeeRecord,
+  type EmployeeSourceRecord,
+  type EmploymentRecord,
+  type LocationRecord,
+} from './schemas';
+import { validateEmployeesForPost } from './validation';
+
+export type EmployeesConfig = NonNullable<Config['employees']>;
+
+/** Query of the two listing endpoints (section 4). Dates are YYYY-MM-DD. */
+export interface ListQuery {
+  start?: number | string | null;
+  duration?: number | string | null;
+  dateFrom?: string | null;
+  dateTo?: string | null;
+  delta?: boolean | null;
+  /** Default true, as in the specification; always sent explicitly. */
+  showFormer?: boolean;
+}
+
+export interface PostResult {
+  readonly status: number;
+  /** The answer's JSON, or its text when not JSON, or null when empty ("not stated" in the spec). */
+  readonly body: unknown;
+  readonly sent: number;
+}
+
+export interface ClientOptions {
+  readonly log?: Logger;
+  /** Injected for tests of jitter; Math.random otherwise. */
+  readonly random?: () => number;
+  /** Aborts every call in flight (the service's stop). */
+  readonly signal?: AbortSignal;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Bound on paging so a service that ignores start/duration cannot loop us forever. */
+const MAX_PAGES = 10_000;
+
+/**
+ * A typed client for every endpoint of the UK employee data interface. Each answer is checked by a
+ * zod schema that types the documented fields and keeps all others. Retries network errors,
+ * timeouts, 429 and 5xx with capped exponential back-off (Retry-After honoured); every other failure
+ * is an EmployeeApiError naming the endpoint, the status and the server's message.
+ */
+export class EmployeeClient {
+  private readonly log: Logger;
+  private readonly authHeaders: Record<string, string>;
+  private readonly base: string;
+
+  constructor(
+    readonly config: EmployeesConfig,
+    private readonly options: ClientOptions = {},
+  ) {
+    this.log = options.log ?? silentLogger;
+    this.base = config.baseUrl.replace(/\/+$/, '');
+    this.authHeaders = authHeadersFor(config.auth);
+  }
+
+  private orgPath(suffix: string): string {
+    return `/organisations/${encodeURIComponent(String(this.config.organisationId))}/Employees${suffix}`;
+  }
+
+  /** Divisions, EmployeeSource, Locations: their prefix is "not shown"; `{organisationId}` may appear in it. */
+  referencePath(name: 'Divisions' | 'EmployeeSource' | 'Locations'): string {
+    const prefix = this.config.referencePathPrefix.replace(/\{organisationId\}/g, String(this.config.organisationId)).replace(/\/+$/, '');
+    return `${prefix && !prefix.startsWith('/') ? '/' : ''}${prefix}/${name}`;
+  }
+
+  /** GET /organisations/{organisationId}/Employees, every page when employees.pageSize is set. */
+  employees(query: ListQuery = {}): Promise<EmployeeRecord[]> {
+    return this.list(this.orgPath(''), query, EmployeeRecordSchema);
+  }
+
+  /** GET /organisations/{organisationId}/Employees/Employments. */
+  employments(query: ListQuery = {}): Promise<EmploymentRecord[]> {
+    return this.list(this.orgPath('/Employments'), query, EmploymentRecordSchema);
+  }
+
+  /**
+   * GET .../Employees/Accrual. Its query parameters are not shown: the employee is named by
+   * employees.accrualEmployeeParam, and the answer is filtered again here in case the service ignores it.
+   */
+  async accrual(employeeId?: number): Promise<AccrualRecord[]> {
+    const params = new URLSearchParams();
+    if (employeeId !== undefined) params.set(this.config.accrualEmployeeParam, String(employeeId));
+    const records = await this.getArray(this.orgPath('/Accrual'), params, AccrualRecordSchema);
+    return employeeId === undefined ? records : records.filter((r) => r.EmployeeID === employeeId);
+  }
+
+  divisions(): Promise<DivisionRecord[]> {
+    return this.getArray(this.referencePath('Divisions'), new URLSearchParams(), DivisionRecordSchema);
+  }
+
+  employeeSources(): Promise<EmployeeSourceRecord[]> {
+    return this.getArray(this.referencePath('EmployeeSource'), new URLSearchParams(), EmployeeSourceRecordSchema);
+  }
+
+  locations(): Promise<LocationRecord[]> {
+    return this.getArray(this.referencePath('Locations'), new URLSearchParams(), LocationRecordSchema);
+  }
+
+  /**
+   * POST /organisations/{organisationId}/Employees. The body is validated first; when any field is
+   * wrong an EmployeeValidationError lists them all and nothing is sent.
+   */
+  async postEmployees(employees: unknown): Promise<PostResult> {
+    const validation = validateEmployeesForPost(employees);
+    if (!validation.ok) throw new EmployeeValidationError(validation.errors);
+    const body = JSON.stringify(validation.elements);
+    const { status, text } = await this.request('POST', this.orgPath(''), new URLSearchParams(), body);
+    let parsed: unknown = null;
+    if (text.trim() !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status, body: parsed, sent: validation.elements.length };
+  }
+
+  private async list<S extends z.ZodType>(path: string, query: ListQuery, schema: S): Promise<z.infer<S>[]> {
+    const params = listParams(query);
+    const pageSize = this.config.pageSize;
+    const callerPages = query.start !== undefined && query.start !== null;
+    if (pageSize === null || callerPages) return this.getArray(path, params, schema);
+    const all: z.infer<S>[] = [];
+    for (let page = 0; page < MAX_PAGES; page++) {
+      params.set('start', String(page * pageSize));
+      params.set('duration', String(pageSize));
+      const records = await this.getArray(path, params, schema);
+      all.push(...records);
+      if (records.length < pageSize) return all;
+    }
+    throw new EmployeeApiError('malformed', `GET ${path}`, null, `more than ${MAX_PAGES} pages: the service seems to ignore start/duration; set employees.pageSize to null`, 1);
+  }
+
+  private async getArray<S extends z.ZodType>(path: string, params: URLSearchParams, schema: S): Promise<z.infer<S>[]> {
+    const { text, endpoint, attempts } = await this.request('GET', path, params, null);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new EmployeeApiError('malformed', endpoint, 200, `not JSON (${(err as Error).message})`, attempts);
+    }
+    if (!Array.isArray(json)) throw new EmployeeApiError('malformed', endpoint, 200, `expected a JSON array, got ${json === null ? 'null' : typeof json}`, attempts);
+    const out: z.infer<S>[] = [];
+    for (let i = 0; i < json.length; i++) {
+      const parsed = schema.safeParse(json[i]);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(record)';
+        throw new EmployeeApiError('malformed', endpoint, 200, `record ${i}: ${field}: ${issue?.message ?? 'invalid'}`, attempts);
+      }
+      out.push(parsed.data);
+    }
+    return out;
+  }
+
+  /**
+   * One logical call: attempts until success, a non-retryable answer, or the retries run out.
+   * Reading the body is inside the timeout: a connection dropped mid-body is a network error.
+   */
+  private async request(method: 'GET' | 'POST', path: string, params: URLSearchParams, body: string | null): Promise<{ status: number; text: string; endpoint: string; attempts: number }> {
+    const qs = params.toString();
+    const endpoint = `${method} ${path}${qs ? `?${qs}` : ''}`;
+    const url = `${this.base}${path}${qs ? `?${qs}` : ''}`;
+    const { retries, retryBaseDelayMs, retryMaxDelayMs, timeoutMs } = this.config;
+    for (let attempt = 1; ; attempt++) {
+      let failure: EmployeeApiError;
+      let retryAfterMs: number | null = null;
+      let retryable: boolean;
+      const signals = [AbortSignal.timeout(timeoutMs)];
+      if (this.options.signal) signals.push(this.options.signal);
+      const signal = AbortSignal.any(signals);
+      try {
+        const res = await fetch(url, {
+          method,
+          headers: {
+            accept: 'application/json',
+            ...(body !== null ? { 'content-type': 'application/json' } : {}),
+            ...this.authHeaders,
+          },
+          body,
+          signal,
+          redirect: 'error',
+        });
+        const text = await res.text();
+        if (res.ok) return { status: res.status, text, endpoint, attempts: attempt };
+        retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+        const message = serverMessageOf(text);
+        failure = new EmployeeApiError('http', endpoint, res.status, message === null ? null : redactor.redact(message), attempt);
+        // A POST is retried on 5xx only when the site says it is safe (the service may have applied it).
+        retryable = res.status === 429 || (isRetryableStatus(res.status) && (method === 'GET' || this.config.retryPost));
+        if (res.status === 429) failure = new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
+      } catch (err) {
+        if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
+        const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+        const reason = causeOf(err);
+        failure = new EmployeeApiError(timedOut ? 'timeout' : 'network', endpoint, null, timedOut ? `no answer within ${timeoutMs} ms` : reason, attempt);
+        // Connection refused: the request surely never reached the service, so even a POST may retry.
+        retryable = method === 'GET' || this.config.retryPost || /ECONNREFUSED/.test(reason);
+      }
+      const wait = retryable ? nextDelay({ attempt, retries, baseMs: retryBaseDelayMs, capMs: retryMaxDelayMs, retryAfterMs, random: this.options.random }) : null;
+      if (wait === null) {
+        if (failure.failure === 'rate_limited' && retryAfterMs !== null && retryAfterMs > retryMaxDelayMs) {
+          throw new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
+        }
+        throw failure;
+      }
+      this.log.warn(`employee service: ${failure.message}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`);
+      await delay(wait, undefined, this.options.signal ? { signal: this.options.signal } : undefined).catch(() => {
+        throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
+      });
+    }
+  }
+}
+
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` ${cause.message}` : ''}`;
+  return redactor.redact(cause?.message ?? (err as Error).message ?? String(err));
+}
+
+function listParams(query: ListQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  const put = (name: string, value: string | number | boolean | null | undefined): void => {
+    if (value !== undefined && value !== null) params.set(name, String(value));
+  };
+  for (const name of ['dateFrom', 'dateTo'] as const) {
+    const value = query[name];
+    if (value !== undefined && value !== null && !ISO_DATE.test(value)) throw new RangeError(`${name} must be YYYY-MM-DD (got ${JSON.stringify(value)})`);
+  }
+  put('start', query.start);
+  put('duration', query.duration);
+  put('dateFrom', query.dateFrom);
+  put('dateTo', query.dateTo);
+  put('delta', query.delta);
+  put('showFormer', query.showFormer ?? true);
+  return params;
+}
+
+/** The request headers for the configured authentication; every secret is registered with the redactor. */
+export function authHeadersFor(auth: EmployeesConfig['auth']): Record<string, string> {
+  switch (auth.type) {
+    case 'bearer':
+      redactor.add(auth.token);
+      return { authorization: `Bearer ${auth.token}` };
+    case 'basic': {
+      const encoded = Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64');
+      redactor.add(auth.password, encoded);
+      return { authorization: `Basic ${encoded}` };
+    }
+    case 'header':
+      redactor.add(auth.value);
+      return { [auth.name]: auth.value };
+    default:
+      return {};
+  }
+}

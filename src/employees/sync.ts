@@ -1,0 +1,153 @@
+import { silentLogger, type Logger } from '../log';
+import type { StaffCache } from './cache';
+import type { EmployeeClient, EmployeesConfig } from './client';
+import { EmployeeApiError } from './errors';
+import type { StaffResource, SyncReport } from './model';
+import { LIMITS, type EmployeeRecord, type EmploymentRecord } from './schemas';
+
+/**
+ * One sync run: pulls each resource and stores it in one transaction per pull. A resource that fails
+ * (network, malformed answer) keeps its previous cache and its error is recorded; the others still
+ * refresh. Employees and employments are pulled incrementally (delta=true&dateFrom=...) when the site
+ * allows it and a recent full pull exists; otherwise, or when the service refuses delta, in full.
+ */
+
+export interface SyncOptions {
+  /** Force a full pull of employees and employments. */
+  readonly full?: boolean;
+  readonly now?: () => Date;
+  readonly log?: Logger;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Whether this run may be a delta, and from which date (the spec's dateFrom is a day, YYYY-MM-DD). */
+export function planPull(
+  state: { pulled_from: string | null; last_full_at: string | null } | null,
+  config: Pick<EmployeesConfig, 'deltaSync' | 'fullSyncEveryHours'>,
+  now: Date,
+  forceFull = false,
+): { mode: 'full' } | { mode: 'delta'; dateFrom: string } {
+  if (forceFull || !config.deltaSync || !state?.pulled_from || !state.last_full_at) return { mode: 'full' };
+  const lastFull = Date.parse(state.last_full_at);
+  if (config.fullSyncEveryHours > 0 && now.getTime() - lastFull >= config.fullSyncEveryHours * HOUR_MS) return { mode: 'full' };
+  // A day earlier than the last pull's start: dateFrom has day granularity and the service's day may
+  // be in another timezone. Re-reading a day's changes is harmless (upserts).
+  const from = new Date(Date.parse(state.pulled_from) - 24 * HOUR_MS);
+  return { mode: 'delta', dateFrom: from.toISOString().slice(0, 10) };
+}
+
+/** A delta the service does not understand comes back as a client error: fall back to a full pull. */
+function deltaRefused(err: unknown): boolean {
+  return err instanceof EmployeeApiError && err.failure === 'http' && (err.httpStatus === 400 || err.httpStatus === 404 || err.httpStatus === 422 || err.httpStatus === 501);
+}
+
+/** Section 8 limits on what we store: kept as received (never truncated), flagged in the report. */
+export function limitWarnings(resource: StaffResource, records: readonly Record<string, unknown>[]): string[] {
+  const checks: Record<StaffResource, [string, number][]> = {
+    employees: [],
+    employments: [['ReportsTo', LIMITS.ReportsTo]],
+    divisions: [['AccountingSystemCode', LIMITS.AccountingSystemCode]],
+    sources: [['SourceDescription', LIMITS.SourceDescription]],
+    locations: [
+      ['Description', LIMITS.LocationDescription],
+      ['AccountingSystemCode', LIMITS.AccountingSystemCode],
+    ],
+  };
+  const out: string[] = [];
+  records.forEach((r, i) => {
+    for (const [field, max] of checks[resource]) {
+      const v = r[field];
+      if (typeof v === 'string' && [...v].length > max) out.push(`${resource} record ${i}: ${field} is ${[...v].length} characters, over the documented ${max}`);
+    }
+  });
+  return out;
+}
+
+export async function syncStaff(client: EmployeeClient, cache: StaffCache, config: EmployeesConfig, options: SyncOptions = {}): Promise<SyncReport> {
+  const clock = options.now ?? (() => new Date());
+  const log = options.log ?? silentLogger;
+  const started = clock();
+  const startedAt = started.toISOString();
+  const t0 = performance.now();
+  const counts: Record<StaffResource, number> = { employees: 0, employments: 0, divisions: 0, sources: 0, locations: 0 };
+  const errors: { resource: StaffResource; message: string }[] = [];
+  const warnings: string[] = [];
+  let mode: 'full' | 'delta' = 'full';
+
+  const run = async (resource: StaffResource, pull: () => Promise<{ mode: 'full' | 'delta'; count: number }>): Promise<void> => {
+    const pulledFrom = clock().toISOString();
+    try {
+      const result = await pull();
+      counts[resource] = result.count;
+      cache.recordSuccess(resource, pulledFrom, clock().toISOString(), result.mode);
+    } catch (err) {
+      const message = (err as Error).message;
+      errors.push({ resource, message });
+      cache.recordFailure(resource, clock().toISOString(), message);
+      log.warn(`staff sync: ${resource}: ${message}`);
+    }
+  };
+
+  await run('locations', async () => {
+    const records = await client.locations();
+    warnings.push(...limitWarnings('locations', records));
+    return { mode: 'full', count: cache.storeLocations(records) };
+  });
+  await run('divisions', async () => {
+    const records = await client.divisions();
+    warnings.push(...limitWarnings('divisions', records));
+    return { mode: 'full', count: cache.storeDivisions(records) };
+  });
+  await run('sources', async () => {
+    const records = await client.employeeSources();
+    warnings.push(...limitWarnings('sources', records));
+    return { mode: 'full', count: cache.storeSources(records) };
+  });
+
+  await run('employees', async () => {
+    const plan = planPull(cache.syncState('employees'), config, started, options.full);
+    let pulled: { all: EmployeeRecord[]; current: EmployeeRecord[]; mode: 'full' | 'delta' } | null = null;
+    if (plan.mode === 'delta') {
+      try {
+        const all = await client.employees({ delta: true, dateFrom: plan.dateFrom, showFormer: true });
+        const current = await client.employees({ delta: true, dateFrom: plan.dateFrom, showFormer: false });
+        pulled = { all, current, mode: 'delta' };
+      } catch (err) {
+        if (!deltaRefused(err)) throw err;
+        log.warn(`staff sync: the service refused a delta pull (${(err as Error).message}); pulling in full`);
+      }
+    }
+    if (!pulled) {
+      const all = await client.employees({ showFormer: true });
+      const current = await client.employees({ showFormer: false });
+      pulled = { all, current, mode: 'full' };
+    }
+    mode = pulled.mode;
+    const currentIds = new Set(pulled.current.map((r) => r.EmployeeID));
+    // A person only in the current-staff answer (a service that filters differently) is still stored.
+    const allIds = new Set(pulled.all.map((r) => r.EmployeeID));
+    const all = [...pulled.all, ...pulled.current.filter((r) => !allIds.has(r.EmployeeID))];
+    return { mode: pulled.mode, count: cache.storeEmployees(all, currentIds, pulled.mode, clock().toISOString()) };
+  });
+
+  await run('employments', async () => {
+    const plan = planPull(cache.syncState('employments'), config, started, options.full);
+    let records: EmploymentRecord[] | null = null;
+    let pullMode: 'full' | 'delta' = 'full';
+    if (plan.mode === 'delta') {
+      try {
+        records = await client.employments({ delta: true, dateFrom: plan.dateFrom, showFormer: true });
+        pullMode = 'delta';
+      } catch (err) {
+        if (!deltaRefused(err)) throw err;
+      }
+    }
+    records ??= await client.employments({ showFormer: true });
+    warnings.push(...limitWarnings('employments', records));
+    return { mode: pullMode, count: cache.storeEmployments(records, pullMode, clock().toISOString()) };
+  });
+
+  const finishedAt = clock().toISOString();
+  return { mode, startedAt, finishedAt, ms: Math.round(performance.now() - t0), counts, errors, warnings };
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import type { Agent, AgentService } from '../agent';
+import type { Config } from '../config/schema';
+import { databasePath } from '../store/database';
+import { describeError } from '../errors';
+import type { Logger } from '../log';
+
+export type DiskLevel = 'ok' | 'low' | 'critical' | 'unknown';
+
+export interface DiskState {
+  readonly level: DiskLevel;
+  readonly freeBytes: number | null;
+  readonly totalBytes: number | null;
+  readonly databaseBytes: number;
+  readonly walBytes: number;
+  readonly message: string | null;
+  readonly checkedAt: string;
+}
+
+/** How worried to be about free space (pure). */
+export function classifyDisk(freeBytes: number, totalBytes: number, limits: Config['disk']): DiskLevel {
+  if (freeBytes < limits.criticalFreeBytes) return 'critical';
+  const percent = totalBytes > 0 ? (freeBytes / totalBytes) * 100 : 100;
+  if (freeBytes < limits.warnFreeBytes || percent < limits.warnFreePercent) return 'low';
+  return 'ok';
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i += 1;
+  }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Free space on the data folder's disk (fs.statfs: available to this user), and the database's size. */
+export type StatFs = (dir: string) => Pick<fs.StatsFs, 'bavail' | 'bsize' | 'blocks'>;
+
+export function checkDisk(config: Readonly<Config>, now: Date = new Date(), statfs: StatFs = (dir) => fs.statfsSync(dir)): DiskState {
+  const db = databasePath(config.dataDir);
+  const base = { databaseBytes: sizeOf(db), walBytes: sizeOf(`${db}-wal`), checkedAt: now.toISOString() };
+  let stats: ReturnType<StatFs>;
+  try {
+    stats = statfs(config.dataDir);
+  } catch (err) {
+    return { ...base, level: 'unknown', freeBytes: null, totalBytes: null, message: `cannot read free disk space: ${describeError(err)}` };
+  }
+  const freeBytes = Number(stats.bavail) * Number(stats.bsize);
+  const totalBytes = Number(stats.blocks) * Number(stats.bsize);
+  const level = classifyDisk(freeBytes, totalBytes, config.disk);
+  const message =
+    level === 'ok'
+      ? null
+      : `${level === 'critical' ? 'disk almost full' : 'disk space low'}: ${formatBytes(freeBytes)} free of ${formatBytes(totalBytes)} on the disk holding ${config.dataDir}` +
+        ' — free some space: when the disk is full, updates from head office are refused (they will be resent) and backups fail';
+  return { ...base, level, freeBytes, totalBytes, message };
+}
+
+/** Checks free space on a schedule and logs when it changes level (AgentService 'disk'). */
+export class DiskService implements AgentService {
+  readonly name = 'disk';
+  private timer: NodeJS.Timeout | null = null;
+  private last: DiskState | null = null;
+
+  constructor(
+    private readonly config: Readonly<Config>,
+    private readonly log: Logger,
+    private readonly probe: (config: Readonly<Config>) => DiskState = checkDisk,
+  ) {}
+
+  async start(_agent: Agent): Promise<void> {
+    this.check();
+    this.timer = setInterval(() => this.check(), this.config.disk.checkIntervalMinutes * 60_000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  state(): DiskState {
+    return this.last ?? this.check();
+  }
+
+  check(): DiskState {
+    const next = this.probe(this.config);
+    if (next.level !== this.last?.level) {
+      if (next.level === 'ok') {
+        if (this.last) this.log.info('disk space is fine again');
+      } else if (next.level === 'critical') this.log.error(next.message);
+      else this.log.warn(next.message);
+    }
+    this.last = next;
+    return next;
+  }
+}

@@ -1,0 +1,37 @@
+import type { Config } from '../config/schema';
+import { listBackups } from './backup';
+import { clockState } from './clock-service';
+import { clockWatch, machineTimezone } from './clock';
+import { checkDisk, formatBytes } from './disk';
+import { runningAgent } from './instance';
+import { backupDir } from './paths';
+import { describeTunnel, readTunnelState } from './tunnel';
+
+/**
+ * The operations part of `pos-sync-agent status`, readable from another process than the agent's:
+ * tunnel (from the state file the supervisor writes), disk, last backup, timezone.
+ */
+export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { lines: string[]; json: Record<string, unknown> } {
+  const agent = runningAgent(config.dataDir);
+  const tunnel = config.tunnel ? readTunnelState(config.dataDir) : null;
+  const disk = checkDisk(config, now);
+  const lastBackup = listBackups(backupDir(config))[0] ?? null;
+  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now);
+  const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${agent.startedAt})` : 'Agent not running'];
+  if (config.tunnel) lines.push(...describeTunnel(tunnel, agent !== null));
+  lines.push(
+    disk.freeBytes === null
+      ? `Disk: ${disk.message}`
+      : `Disk: ${formatBytes(disk.freeBytes)} free${disk.level === 'ok' ? '' : ` — ${disk.level.toUpperCase()}: ${disk.message}`}; database ${formatBytes(disk.databaseBytes)}`,
+  );
+  const backupAgeHours = lastBackup ? (now.getTime() - Date.parse(lastBackup.takenAt)) / 3_600_000 : null;
+  lines.push(
+    lastBackup
+      ? `Last backup: ${lastBackup.takenAt} (${formatBytes(lastBackup.bytes)})${backupAgeHours !== null && backupAgeHours > 48 ? ' — more than two days old' : ''}`
+      : config.backup.enabled
+        ? 'Last backup: none yet'
+        : 'Backups: disabled',
+  );
+  for (const warning of clock.warnings) lines.push(`Clock: ${warning}`);
+  return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock } };
+}

@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { AdminService, type AdminServiceOptions } from '../../src/admin/service';
+import type { AgentService } from '../../src/agent';
+import { silentLogger, type Logger } from '../../src/log';
+import { startTestAgent, type RunningTestAgent } from './agent';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+export const RENDERER_DIST = path.join(ROOT, 'renderer', 'dist');
+
+/** Builds the renderer once if it is missing (CI builds it before the tests; this covers a direct run). */
+export function ensureRendererBuilt(): void {
+  if (fs.existsSync(path.join(RENDERER_DIST, 'index.html'))) return;
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-renderer.mjs')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the renderer failed');
+}
+
+export interface RunningAdminAgent extends RunningTestAgent {
+  readonly admin: AdminService;
+  /** http://127.0.0.1:PORT/ */
+  readonly adminUrl: string;
+  readonly adminPort: number;
+  readonly loginUrl: string;
+  readonly token: string;
+}
+
+/** A real agent with the admin service on loopback port 0 (and any extra services, e.g. staff). */
+export async function startAdminAgent(
+  overrides: Record<string, unknown> = {},
+  options: { log?: Logger; services?: AgentService[]; admin?: AdminServiceOptions } = {},
+): Promise<RunningAdminAgent> {
+  ensureRendererBuilt();
+  const admin = new AdminService(options.log ?? silentLogger, options.admin);
+  const running = await startTestAgent(overrides, { log: options.log ?? silentLogger, services: [...(options.services ?? []), admin] });
+  const adminUrl = admin.url!;
+  const loginUrl = admin.loginUrl!;
+  return { ...running, admin, adminUrl, adminPort: Number(new URL(adminUrl).port), loginUrl, token: new URL(loginUrl).searchParams.get('token')! };
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A request with full control of headers (fetch forbids setting Host and some others). */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: `${u.pathname}${u.search}`, method: options.method ?? 'GET', headers: options.headers ?? {}, setHost: !Object.keys(options.headers ?? {}).some((k) => k.toLowerCase() === 'host') },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}

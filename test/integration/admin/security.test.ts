@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { startAdminServer } from '../../../src/admin/server';
+import { UiSettingsStore } from '../../../src/admin/settings';
+import { csrfTokenFor } from '../../../src/admin/security';
+import { parseConfig } from '../../../src/config/load';
+import { ConfigError } from '../../../src/errors';
+import { silentLogger, type Logger } from '../../../src/log';
+import { RENDERER_DIST, rawRequest, startAdminAgent } from '../../helpers/admin';
+import { startTestAgent } from '../../helpers/agent';
+import { tempDir } from '../../helpers/fixtures';
+
+function collectingLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const push = (...a: unknown[]): void => {
+    lines.push(a.map(String).join(' '));
+  };
+  return { log: { error: push, warn: push, info: push, verbose: push, debug: push }, lines };
+}
+
+describe('admin server security over real HTTP', async () => {
+  const { log, lines } = collectingLogger();
+  const t = await startAdminAgent({}, { log });
+  const host = `127.0.0.1:${t.adminPort}`;
+  const auth = { authorization: `Bearer ${t.token}` };
+  const csrf = csrfTokenFor(t.token);
+
+  it('listens on loopback only, on its own port', () => {
+    assert.match(t.adminUrl, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.notEqual(t.adminPort, Number(new URL(t.webhookUrl).port));
+  });
+
+  it('exchanges the token in the login URL for an HttpOnly, SameSite=Strict cookie and drops it from the address', async () => {
+    const res = await rawRequest(t.loginUrl);
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.location, '/');
+    const cookie = res.headers['set-cookie']?.[0] ?? '';
+    assert.match(cookie, new RegExp(`^pos_admin_${t.adminPort}=`));
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    const page = await rawRequest(t.adminUrl, { headers: { cookie: cookie.split(';')[0]! } });
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<title>POS Sync Agent/);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+  });
+
+  it('refuses a wrong token in the login URL', async () => {
+    const res = await rawRequest(`${t.adminUrl}?token=${'x'.repeat(43)}`);
+    assert.equal(res.status, 401);
+    assert.equal(res.headers['set-cookie'], undefined);
+  });
+
+  for (const badHost of ['evil.example:PORT', 'evil.example', '127.0.0.1.nip.io:PORT', 'localhost:1', '127.0.0.1', '[::2]:PORT', '']) {
+    it(`refuses Host "${badHost}" even with a valid token (DNS rebinding)`, async () => {
+      const value = badHost.replace('PORT', String(t.adminPort));
+      for (const p of ['/', '/api/status', '/app.js', `/?token=${t.token}`]) {
+        const res = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { ...auth, host: value } });
+        assert.ok(res.status === 421 || res.status === 400, `${p} with Host ${value}: ${res.status}`);
+        assert.doesNotMatch(res.body, /POS Sync Agent|locations/);
+        assert.equal(res.headers['set-cookie'], undefined);
+      }
+    });
+  }
+
+  for (const goodHost of ['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT']) {
+    it(`accepts Host "${goodHost}"`, async () => {
+      const res = await rawRequest(`${t.adminUrl}api/status`, { headers: { ...auth, host: goodHost.replace('PORT', String(t.adminPort)) } });
+      assert.equal(res.status, 200);
+    });
+  }
+
+  for (const p of ['/', '/index.html', '/app.js', '/api/status', '/api/session', '/api/deliveries', '/api/payloads/inbox/1', '/api/events']) {
+    it(`requires the token for ${p}`, async () => {
+      const none = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host } });
+      assert.equal(none.status, 401, `no token: ${none.status}`);
+      assert.doesNotMatch(none.body, /<script|csrfToken/);
+      const wrongCookie = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, cookie: `pos_admin_${t.adminPort}=${'A'.repeat(43)}` } });
+      assert.equal(wrongCookie.status, 401);
+      const wrongBearer = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, authorization: `Bearer ${t.token}x` } });
+      assert.equal(wrongBearer.status, 401);
+      // Another agent's cookie name (another port) does not count.
+      const otherPort = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, cookie: `pos_admin_1=${t.token}` } });
+      assert.equal(otherPort.status, 401);
+    });
+  }
+
+  it('needs the CSRF header for every change, and refuses other origins', async () => {
+    const body = JSON.stringify({ startAtLogin: false });
+    const json = { ...auth, host, 'content-type': 'application/json' };
+    const changes: [string, string, string][] = [
+      ['PUT', '/api/settings', body],
+      ['PUT', '/api/sync/paused', '{"paused":true}'],
+      ['POST', '/api/warnings/acknowledge', '{"locationId":null}'],
+      ['POST', '/api/import', '{}'],
+      ['POST', '/api/updates/1/force-apply', '{"reason":"support said so"}'],
+    ];
+    for (const [method, p, b] of changes) {
+      const missing = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { method, headers: json, body: b });
+      assert.equal(missing.status, 403, `${method} ${p} without CSRF`);
+      assert.equal(JSON.parse(missing.body).error.id, 'csrf_header_required');
+      const wrong = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { method, headers: { ...json, 'x-csrf-token': `${csrf}x` }, body: b });
+      assert.equal(wrong.status, 403);
+      assert.equal(JSON.parse(wrong.body).error.id, 'csrf_header_invalid');
+      const crossOrigin = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { method, headers: { ...json, 'x-csrf-token': csrf, origin: 'http://evil.example' }, body: b });
+      assert.equal(crossOrigin.status, 403);
+      const crossSite = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { method, headers: { ...json, 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' }, body: b });
+      assert.equal(crossSite.status, 403);
+    }
+    assert.equal(t.agent.isPaused, false, 'no refused request changed anything');
+    const ok = await rawRequest(`${t.adminUrl}api/settings`, { method: 'PUT', headers: { ...json, 'x-csrf-token': csrf, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' }, body });
+    assert.equal(ok.status, 200);
+    assert.equal(JSON.parse(ok.body).settings.startAtLogin, false);
+    const paused = await rawRequest(`${t.adminUrl}api/sync/paused`, { method: 'PUT', headers: { ...json, 'x-csrf-token': csrf }, body: '{"paused":true}' });
+    assert.equal(paused.status, 200);
+    assert.equal(t.agent.isPaused, true);
+    t.agent.setPaused(false);
+  });
+
+  it('sends a strict CSP, nosniff and no framing on pages, API and errors', async () => {
+    for (const [p, headers] of [
+      ['/', auth],
+      ['/api/status', auth],
+      ['/api/nope', auth],
+      ['/api/status', {}],
+    ] as const) {
+      const res = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { ...headers, host } });
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /default-src 'none'/, p);
+      assert.match(csp, /script-src 'self'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['x-frame-options'], 'DENY');
+      assert.equal(res.headers['x-powered-by'], undefined);
+    }
+  });
+
+  it('never writes the token to the log', () => {
+    assert.ok(lines.length > 0);
+    assert.ok(!lines.some((l) => l.includes(t.token)), 'token in log');
+  });
+
+  it('keeps the token in a 0600 file in the data folder', () => {
+    const file = path.join(t.config.dataDir, 'admin-token');
+    assert.equal(fs.readFileSync(file, 'utf8').trim(), t.token);
+    if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.ok(t.token.length >= 43);
+  });
+
+  it('the webhook listener never serves the window or its API', async () => {
+    for (const p of ['/', '/index.html', '/app.js', '/app.css', '/api/status', '/api/session', `/?token=${t.token}`, '/api/events']) {
+      const res = await rawRequest(`${t.baseUrl}${p}`, { headers: { ...auth, cookie: `pos_admin_${t.adminPort}=${t.token}` } });
+      assert.equal(res.status, 404, p);
+      assert.doesNotMatch(res.body, /<html|<script|locations|csrfToken/i);
+      assert.equal(res.headers['set-cookie'], undefined);
+    }
+  });
+});
+
+describe('admin server start-up refusals', () => {
+  it('refuses to bind a non-loopback address', async () => {
+    const t = await startTestAgent();
+    const settings = new UiSettingsStore(t.config.dataDir);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'localhost', 'example.com']) {
+      await assert.rejects(
+        startAdminServer({ agent: t.agent, token: 'x'.repeat(43), settings, rendererDir: RENDERER_DIST, shell: 'browser', log: silentLogger, panelServices: [] }, { host, port: 0 }),
+        (err: Error & { id?: string }) => err.id === 'admin_bind_refused',
+        host,
+      );
+    }
+  });
+
+  it('the configuration refuses a non-loopback admin host', () => {
+    for (const host of ['0.0.0.0', '192.168.1.10', 'localhost']) {
+      assert.throws(() => parseConfig({ dataDir: tempDir(), admin: { host } }), ConfigError);
+    }
+  });
+
+  it("refuses the webhook's port", async () => {
+    const t = await startTestAgent();
+    const settings = new UiSettingsStore(t.config.dataDir);
+    const webhookPort = Number(new URL(t.webhookUrl).port);
+    await assert.rejects(
+      startAdminServer({ agent: t.agent, token: 'x'.repeat(43), settings, rendererDir: RENDERER_DIST, shell: 'browser', log: silentLogger, panelServices: [] }, { host: '127.0.0.1', port: webhookPort }),
+      (err: Error & { id?: string }) => err.id === 'admin_port_conflict',
+    );
+  });
+
+  it('fails clearly when the renderer is not built', async () => {
+    const t = await startTestAgent();
+    const settings = new UiSettingsStore(t.config.dataDir);
+    await assert.rejects(
+      startAdminServer({ agent: t.agent, token: 'x'.repeat(43), settings, rendererDir: path.join(tempDir(), 'dist'), shell: 'browser', log: silentLogger, panelServices: [] }, { host: '127.0.0.1', port: 0 }),
+      (err: Error & { id?: string }) => err.id === 'renderer_missing' && /npm run build:renderer/.test(err.message),
+    );
+  });
+
+  it('keeps the same token across restarts', async () => {
+    const dataDir = tempDir();
+    const a = await startAdminAgent({ dataDir });
+    const first = a.token;
+    await a.agent.stop();
+    const b = await startAdminAgent({ dataDir });
+    assert.equal(b.token, first);
+  });
+});

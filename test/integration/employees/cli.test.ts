@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { tempDir } from '../../helpers/fixtures';
+import { startSimulator } from './sim';
+
+const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'pos-sync-agent.cjs');
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('staff CLI', async () => {
+  const { sim, running } = await startSimulator({ auth: { type: 'bearer', token: 'cli-secret-token' } });
+  const dir = tempDir();
+  const config = path.join(dir, 'config.json');
+  fs.writeFileSync(
+    config,
+    JSON.stringify({ dataDir: path.join(dir, 'data'), admin: { enabled: false }, employees: { baseUrl: running.url, organisationId: 42, auth: { type: 'bearer', token: 'cli-secret-token' }, retries: 0 } }),
+  );
+
+  it('sync, search --json, show', async () => {
+    const sync = await cli(['staff', 'sync', '--config', config, '--json']);
+    assert.equal(sync.code, 0, sync.stderr);
+    assert.equal(JSON.parse(sync.stdout).report.counts.employees, sim.data.employees.length);
+    const search = await cli(['staff', 'search', 'renee', '--config', config, '--json']);
+    assert.equal(search.code, 0, search.stderr);
+    assert.deepEqual(JSON.parse(search.stdout).results.map((r: { employeeId: number }) => r.employeeId), [1007]);
+    const show = await cli(['staff', 'show', 'E1003', '--config', config]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /Łukasz Wiśniewski/);
+    assert.match(show.stdout, /IR35: yes/);
+    assert.match(show.stdout, /manager: François Dvořák \(E1008\)/);
+    const cfgShown = await cli(['config', '--config', config]);
+    assert.ok(!cfgShown.stdout.includes('cli-secret-token'), 'the token is masked');
+  });
+
+  it('submit with invalid fields: exit 4, every field error, nothing sent', async () => {
+    const file = path.join(dir, 'bad.json');
+    fs.writeFileSync(file, JSON.stringify([{ EmployeeNumber: 'E1', SettledStatus: 'Yes', TemporaryLeaveToRemain: 'yes', TemporaryLeaveToRemainExpiryDate: '2027-13-01' }]));
+    sim.requests.length = 0;
+    const r = await cli(['staff', 'submit', file, '--config', config]);
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /Nothing was sent: 3 field errors/);
+    assert.match(r.stderr, /SettledStatus only one of/);
+    assert.match(r.stderr, /TemporaryLeaveToRemainExpiryDate must be a real date/);
+    assert.equal(sim.requests.length, 0);
+  });
+
+  it('submit a valid file', async () => {
+    const file = path.join(dir, 'good.json');
+    fs.writeFileSync(file, JSON.stringify([{ EmployeeNumber: 'E7777', FirstName: 'Ciarán', PreSettledStatus: 'Yes', PreSettledStatusExpiryDate: '2026-Mar-20' }]));
+    const r = await cli(['staff', 'submit', file, '--config', config, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).sent, 1);
+    assert.ok(sim.data.employees.some((e) => e.EmployeeNumber === 'E7777'));
+  });
+});

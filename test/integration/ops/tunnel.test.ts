@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ClockWatch } from '../../../src/ops/clock';
+import { describeTunnel, readTunnelState, TunnelSupervisor, type TunnelState } from '../../../src/ops/tunnel';
+import { startTestAgent } from '../../helpers/agent';
+import { tempDir } from '../../helpers/fixtures';
+import { captureLogger } from '../../helpers/ops/capture-logger';
+
+const STAND_IN = path.resolve(__dirname, '..', '..', 'helpers', 'ops', 'stand-in-tunnel.mjs');
+const TOKEN = 'tunnel-token-5f0c1e9a7b';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function setup(tunnelOverrides: Record<string, unknown> = {}, options: { now?: () => number } = {}) {
+  const port = await freePort();
+  const control = path.join(tempDir(), 'control');
+  fs.writeFileSync(control, 'ok');
+  const logger = captureLogger();
+  const clock = new ClockWatch();
+  const tunnel = {
+    command: process.execPath,
+    args: [STAND_IN, '--listen', String(port), '--target', '{webhookPort}', '--control', control],
+    publicUrl: `http://127.0.0.1:${port}`,
+    token: TOKEN,
+    healthCheckIntervalSeconds: 0.2,
+    healthCheckTimeoutSeconds: 0.3,
+    restartAfterFailedChecks: 3,
+    restartInitialDelayMs: 100,
+    restartMaxDelayMs: 400,
+    stableAfterSeconds: 30,
+    startupGraceSeconds: 5,
+    wakeCheckIntervalSeconds: 0.1,
+    wakeJumpSeconds: 5,
+    stopTimeoutMs: 2000,
+    ...tunnelOverrides,
+  };
+  const t = await startTestAgent({ tunnel });
+  const supervisor = new TunnelSupervisor(t.config, logger, { clock, ...options });
+  await supervisor.start(t.agent);
+  return { t, supervisor, control, logger, clock, port, stop: () => supervisor.stop() };
+}
+
+const phase = (s: TunnelSupervisor): TunnelState['phase'] => s.state().phase;
+
+describe('tunnel supervision (with a stand-in tunnel)', () => {
+  it('starts the tunnel, proves the public URL end to end, and delivers a webhook through it', async () => {
+    const { t, supervisor, port, clock, stop } = await setup();
+    try {
+      await until('running', () => phase(supervisor) === 'running');
+      const state = supervisor.state();
+      assert.equal(state.lastCheck?.ok, true);
+      assert.ok(state.pid);
+      assert.ok(clock.observations().some((o) => o.source === 'the tunnel health check'), 'the Date header of the check is used for the clock check');
+      const res = await fetch(`http://127.0.0.1:${port}${t.config.webhook.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ChangeSequence: 1, ParentChangeSequence: 0, LocationID: 5, ScheduledItems: [] }),
+      });
+      assert.equal(res.status, 200);
+      // The token reached the child through its environment, never its command line.
+      const cmdline = fs.readFileSync(`/proc/${state.pid}/cmdline`, 'utf8');
+      assert.ok(!cmdline.includes(TOKEN));
+      assert.ok(fs.readFileSync(`/proc/${state.pid}/environ`, 'utf8').includes(`TUNNEL_TOKEN=${TOKEN}`));
+      // The stand-in printed its token: what the supervisor keeps is redacted.
+      assert.ok(state.output.some((l) => l.includes('TUNNEL_TOKEN=********')), state.output.join('\n'));
+      assert.ok(!JSON.stringify(state).includes(TOKEN));
+      // `status` in another process reads the persisted state.
+      const persisted = readTunnelState(t.config.dataDir);
+      assert.equal(persisted?.phase, 'running');
+      assert.match(describeTunnel(persisted, true)[0]!, /^Tunnel to http:\/\/127\.0\.0\.1:\d+: running$/);
+    } finally {
+      await stop();
+    }
+    assert.equal(phase(supervisor), 'stopped');
+    assert.match(describeTunnel(readTunnelState(t.config.dataDir), false)[0]!, /agent is not running/);
+  });
+
+  it('restarts a tunnel that dies, with growing back-off, and says why meanwhile', async () => {
+    const { supervisor, control, logger, stop } = await setup();
+    try {
+      await until('running', () => phase(supervisor) === 'running');
+      const firstPid = supervisor.state().pid;
+      fs.writeFileSync(control, 'die');
+      await until('restarting', () => phase(supervisor) === 'restarting');
+      assert.equal(supervisor.state().reason, 'exited with code 3');
+      assert.equal(supervisor.state().lastExit?.code, 3);
+      assert.ok(supervisor.state().output.some((l) => l.includes('connection to edge lost')));
+      // It keeps dying while the control says so; the delays double (100, 200, 400 capped).
+      await until('three restarts', () => logger.lines.filter((l) => l.includes('restarting in')).length >= 3);
+      fs.writeFileSync(control, 'ok');
+      await until('running again', () => phase(supervisor) === 'running');
+      assert.notEqual(supervisor.state().pid, firstPid);
+      const delays = logger.lines.filter((l) => l.includes('restarting in')).map((l) => Number(/restarting in ([\d.]+) s/.exec(l)![1]));
+      assert.deepEqual(delays.slice(0, 3), [0.1, 0.2, 0.4]);
+      assert.ok(!logger.lines.join('\n').includes(TOKEN), 'the token never reaches the log');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('reports a hung tunnel as unreachable from outside, restarts it after repeated failed checks', async () => {
+    const { supervisor, control, stop } = await setup();
+    try {
+      await until('running', () => phase(supervisor) === 'running');
+      fs.writeFileSync(control, 'hang');
+      await until('unreachable', () => phase(supervisor) === 'unreachable');
+      assert.match(supervisor.state().reason!, /not reachable from outside: no answer within 0.3 s/);
+      const before = supervisor.state().restarts;
+      await until('restart after failed checks', () => supervisor.state().restarts > before);
+      assert.match(supervisor.state().reason ?? '', /3 health checks failed in a row/);
+      fs.writeFileSync(control, 'ok');
+      await until('running', () => phase(supervisor) === 'running');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('restarts the tunnel when the machine wakes from sleep (a wall-clock jump)', async () => {
+    let offset = 0;
+    const { supervisor, stop } = await setup({}, { now: () => Date.now() + offset });
+    try {
+      await until('running', () => phase(supervisor) === 'running');
+      const pid = supervisor.state().pid;
+      offset = 3_600_000; // an hour asleep
+      await until('wake detected', () => supervisor.state().lastWakeAt !== null);
+      await until('restarted', () => supervisor.state().pid !== null && supervisor.state().pid !== pid);
+      assert.match(supervisor.state().reason ?? '', /machine woke from sleep/);
+      await until('running', () => phase(supervisor) === 'running');
+    } finally {
+      await stop();
+    }
+  });
+
+  it('says so when the tunnel program cannot be started', async () => {
+    const { supervisor, stop } = await setup({ command: '/nonexistent/cloudflared', args: [] });
+    try {
+      await until('restarting', () => phase(supervisor) === 'restarting');
+      assert.match(supervisor.state().reason!, /cannot start \/nonexistent\/cloudflared: ENOENT/);
+    } finally {
+      await stop();
+    }
+  });
+});

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { UiSettingsStore } from '../../../src/admin/settings';
+import { loadOrCreateToken } from '../../../src/admin/token';
+import { tempDir } from '../../helpers/fixtures';
+
+describe('UiSettingsStore', () => {
+  it('defaults, validates, persists', () => {
+    const dir = tempDir();
+    const store = new UiSettingsStore(dir);
+    assert.deepEqual(store.get(), { startAtLogin: true });
+    assert.throws(() => store.update({ startAtLogin: 'yes' }), /startAtLogin/);
+    assert.throws(() => store.update({ retentionDays: 3 }), /unknown setting/);
+    assert.deepEqual(store.update({ startAtLogin: false }), { startAtLogin: false });
+    assert.deepEqual(new UiSettingsStore(dir).get(), { startAtLogin: false });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'ui-settings.json'), 'utf8')), { startAtLogin: false });
+  });
+  it('refuses a corrupt file with its name', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'ui-settings.json'), '{nope');
+    assert.throws(() => new UiSettingsStore(dir), /ui-settings\.json is not valid JSON/);
+  });
+});
+
+describe('loadOrCreateToken', () => {
+  it('creates once, reuses, tightens permissions, refuses junk', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sub', 'admin-token');
+    const a = loadOrCreateToken(file);
+    assert.equal(loadOrCreateToken(file), a);
+    if (process.platform !== 'win32') {
+      fs.chmodSync(file, 0o644);
+      loadOrCreateToken(file);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    }
+    fs.writeFileSync(file, 'short');
+    assert.throws(() => loadOrCreateToken(file), /does not hold a valid admin token/);
+  });
+});

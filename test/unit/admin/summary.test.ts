@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { summarise, type StatusLocation } from '../../../src/admin/summary';
+
+const now = new Date('2027-01-04T10:00:00Z');
+const options = { now, paused: false, gapAlertMinutes: 30, formatTime: (iso: string) => iso.slice(11, 16) };
+
+function location(extra: Partial<StatusLocation> = {}): StatusLocation {
+  return {
+    locationId: 3021,
+    locationName: 'Riverside Kitchen',
+    currency: 'GBP',
+    lastChangeSequence: 1041,
+    lastAppliedAt: '2027-01-04T09:00:00Z',
+    firstSeenAt: '2027-01-01T09:00:00Z',
+    waiting: [],
+    conflicts: 0,
+    warnings: 0,
+    recentWarnings: [],
+    ...extra,
+  };
+}
+
+const waiting = (receivedAt: string, reason: 'waiting' | 'fork' | 'needs-adoption' = 'waiting') => ({
+  inboxId: 7,
+  changeSequence: 1043,
+  parentChangeSequence: 1042,
+  receivedAt,
+  reason,
+  waitingFor: reason === 'waiting' ? 1042 : null,
+  note: null,
+});
+
+describe('summarise', () => {
+  it('is green when every location is current', () => {
+    const s = summarise([location()], options);
+    assert.equal(s.light, 'green');
+    assert.equal(s.headline, 'The till is up to date.');
+    assert.deepEqual(s.locations[0]!.lines, ['Up to date: update 1041 applied 09:00.']);
+  });
+  it('says a gap in plain words: amber while recent, red when old', () => {
+    const recent = summarise([location({ waiting: [waiting('2027-01-04T09:50:00Z')] })], options);
+    assert.equal(recent.light, 'amber');
+    assert.equal(recent.locations[0]!.lines[0], 'Update 1043 is waiting for update 1042 from head office since 09:50 — if it does not arrive, contact support.');
+    const old = summarise([location({ waiting: [waiting('2027-01-04T09:14:00Z')] })], options);
+    assert.equal(old.light, 'red');
+    assert.equal(old.headline, '1 location needs attention.');
+    assert.match(old.locations[0]!.lines[0]!, /waiting for update 1042 from head office since 09:14/);
+  });
+  it('is red for forks, first updates awaiting adoption and conflicts', () => {
+    assert.equal(summarise([location({ waiting: [waiting('2027-01-04T09:59:00Z', 'fork')] })], options).light, 'red');
+    assert.equal(summarise([location({ lastChangeSequence: null, waiting: [waiting('2027-01-04T09:59:00Z', 'needs-adoption')] })], options).light, 'red');
+    assert.equal(summarise([location({ conflicts: 1 })], options).light, 'red');
+  });
+  it('is amber for warnings, nothing applied, no locations and paused', () => {
+    assert.equal(summarise([location({ warnings: 2 })], options).light, 'amber');
+    assert.equal(summarise([location({ lastChangeSequence: null, lastAppliedAt: null })], options).light, 'amber');
+    const none = summarise([], options);
+    assert.equal(none.light, 'amber');
+    assert.match(none.headline, /No updates received yet/);
+    const paused = summarise([location()], { ...options, paused: true });
+    assert.equal(paused.light, 'amber');
+    assert.match(paused.headline, /paused/);
+  });
+  it('takes the worst light across locations', () => {
+    const s = summarise([location(), location({ locationId: 2, conflicts: 1 }), location({ locationId: 3, warnings: 1 })], options);
+    assert.equal(s.light, 'red');
+    assert.deepEqual(s.locations.map((l) => l.light), ['green', 'red', 'amber']);
+    assert.equal(s.headline, '2 locations need attention.');
+  });
+});

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  SECURE_WEB_PREFERENCES,
+  adminOriginOf,
+  desktopConfigFile,
+  isAllowedNavigation,
+  permissionDecision,
+  startHidden,
+  trayState,
+  windowOpenDecision,
+} from '../../../src/electron/policy';
+
+const ORIGIN = 'http://127.0.0.1:8780';
+
+describe('adminOriginOf', () => {
+  it('takes the origin of a loopback http URL and drops the token', () => {
+    assert.equal(adminOriginOf('http://127.0.0.1:8780/?token=abc'), ORIGIN);
+    assert.equal(adminOriginOf('http://[::1]:9000/'), 'http://[::1]:9000');
+  });
+  it('refuses anything that is not loopback http', () => {
+    for (const u of ['https://127.0.0.1:8780/', 'http://example.com:8780/', 'file:///C:/x.html', 'http://10.0.0.1:8780/']) assert.throws(() => adminOriginOf(u), u);
+  });
+});
+
+describe('isAllowedNavigation', () => {
+  it('allows only our own origin', () => {
+    for (const u of [`${ORIGIN}/`, `${ORIGIN}/#deliveries`, `${ORIGIN}/?token=x`, `${ORIGIN}/api/payloads/inbox/1`]) assert.equal(isAllowedNavigation(u, ORIGIN), true, u);
+    for (const u of [
+      'http://127.0.0.1:8781/',
+      'http://localhost:8780/',
+      'https://127.0.0.1:8780/',
+      'http://evil.example/',
+      'https://support.example.com/',
+      'file:///etc/passwd',
+      'data:text/html,<script>alert(1)</script>',
+      'javascript:alert(1)',
+      'about:blank',
+      'http://127.0.0.1:8780@evil.example/',
+      'not a url',
+      '',
+    ]) {
+      assert.equal(isAllowedNavigation(u, ORIGIN), false, u);
+    }
+  });
+});
+
+describe('windowOpenDecision', () => {
+  it('denies every new window, our own origin included', () => {
+    for (const u of [`${ORIGIN}/`, 'https://example.com', 'javascript:alert(1)', '']) assert.deepEqual(windowOpenDecision(u), { action: 'deny' });
+  });
+});
+
+describe('permissionDecision', () => {
+  it('denies every permission except clipboard writes from our origin', () => {
+    for (const p of ['media', 'geolocation', 'notifications', 'midi', 'midiSysex', 'pointerLock', 'fullscreen', 'openExternal', 'clipboard-read', 'display-capture', 'hid', 'serial', 'usb', 'unknown']) {
+      assert.equal(permissionDecision(p, `${ORIGIN}/`, ORIGIN), false, p);
+    }
+    assert.equal(permissionDecision('clipboard-sanitized-write', `${ORIGIN}/#settings`, ORIGIN), true);
+    assert.equal(permissionDecision('clipboard-sanitized-write', 'http://evil.example/', ORIGIN), false);
+    assert.equal(permissionDecision('clipboard-sanitized-write', 'data:text/html,x', ORIGIN), false);
+  });
+});
+
+describe('SECURE_WEB_PREFERENCES', () => {
+  it('isolates and sandboxes the window without Node', () => {
+    assert.equal(SECURE_WEB_PREFERENCES.contextIsolation, true);
+    assert.equal(SECURE_WEB_PREFERENCES.sandbox, true);
+    assert.equal(SECURE_WEB_PREFERENCES.nodeIntegration, false);
+    assert.equal(SECURE_WEB_PREFERENCES.nodeIntegrationInSubFrames, false);
+    assert.equal(SECURE_WEB_PREFERENCES.webSecurity, true);
+    assert.equal(SECURE_WEB_PREFERENCES.webviewTag, false);
+    assert.equal('preload' in SECURE_WEB_PREFERENCES, false);
+  });
+});
+
+describe('trayState', () => {
+  it('follows the summary light; grey without an agent; paused is never green', () => {
+    assert.deepEqual(trayState(null, false).colour, 'grey');
+    assert.deepEqual(trayState({ light: 'green', headline: 'The till is up to date.' }, false), { colour: 'green', tooltip: 'POS Sync Agent — The till is up to date.' });
+    assert.equal(trayState({ light: 'green', headline: 'x' }, true).colour, 'amber');
+    assert.equal(trayState({ light: 'red', headline: 'x' }, true).colour, 'red');
+    assert.ok(trayState({ light: 'amber', headline: 'y'.repeat(300) }, false).tooltip.length <= 127);
+  });
+});
+
+describe('desktopConfigFile and startHidden', () => {
+  const none = (): boolean => false;
+  it('prefers --config, then POS_SYNC_CONFIG, then the default file if present', () => {
+    assert.equal(desktopConfigFile(['electron', '.', '--config', 'a.json'], { POS_SYNC_CONFIG: 'b.json' }, 'c.json', () => true), 'a.json');
+    assert.equal(desktopConfigFile(['app', '--config=a2.json'], {}, 'c.json', () => true), 'a2.json');
+    assert.equal(desktopConfigFile(['app'], { POS_SYNC_CONFIG: 'b.json' }, 'c.json', () => true), 'b.json');
+    assert.equal(desktopConfigFile(['app'], {}, 'c.json', (f) => f === 'c.json'), 'c.json');
+    assert.equal(desktopConfigFile(['app'], {}, 'c.json', none), null);
+  });
+  it('starts hidden only when the login item says so', () => {
+    assert.equal(startHidden(['app', '--hidden']), true);
+    assert.equal(startHidden(['app']), false);
+  });
+});
+
+describe('electron imports', () => {
+  it('nothing outside src/electron imports electron', () => {
+    const root = path.resolve(__dirname, '..', '..', '..', 'src');
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (full !== path.join(root, 'electron')) walk(full);
+        } else if (entry.name.endsWith('.ts') && /from ['"]electron['"]|require\(['"]electron['"]\)|import\(['"]electron['"]\)/.test(fs.readFileSync(full, 'utf8'))) {
+          offenders.push(path.relative(root, full));
+        }
+      }
+    };
+    walk(root);
+    assert.deepEqual(offenders, []);
+  });
+  it('the pure policy module does not import electron either (it runs under plain Node here)', () => {
+    const text = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'src', 'electron', 'policy.ts'), 'utf8');
+    assert.doesNotMatch(text, /from ['"]electron['"]/);
+  });
+});
