@@ -43,7 +43,7 @@ export class Agent {
   async start(): Promise<void> {
     const { config, log } = this;
     if (config.webhook.expectedOrigin === null) log.warn('webhook.expectedOrigin is not set: the Origin header of incoming calls is not checked');
-    if (config.webhook.bearerToken === null) log.info('webhook.bearerToken is not set: calls are not required to carry a bearer token');
+    if (config.webhook.bearerToken === null) log.info('webhook.bearerToken is not set: calls need no Authorization header');
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
     this.webhook = await startWebhookServer({

@@ -65,7 +65,7 @@ export function parseSellPrice(value: unknown, currency: string): MoneyResult {
   }
   if (text.startsWith('-')) return { ok: false, reason: `SellPrice ${text} is negative` };
   const m = DECIMAL.exec(text);
-  if (!m) return { ok: false, reason: `SellPrice ${JSON.stringify(text)} is not a plain decimal amount` };
+  if (!m) return { ok: false, reason: `SellPrice ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text)} is not a plain decimal amount` };
   const whole = m[1] as string;
   const fraction = (m[2] ?? '').replace(/0+$/, '');
   if (fraction.length > digits) {

@@ -129,6 +129,22 @@ export interface UpdatePlan {
   readonly warnings: readonly UpdateWarning[];
 }
 
+/**
+ * A sent value quoted in a warning: bounded in length, and safe for any shape. JSON.stringify alone
+ * throws on deeply nested input (stack overflow), which made planUpdate throw and blocked the
+ * location's chain on a body already answered 200; a huge string would have been copied whole into
+ * update_warnings.
+ */
+export function shown(value: unknown, max = 80): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? '[deeply nested array]' : typeof value === 'object' && value !== null ? '[deeply nested object]' : '[unprintable value]';
+  }
+  return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
+}
+
 function identifierText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
   if (typeof value === 'string') {
@@ -171,11 +187,11 @@ function dateRange(element: Record<string, unknown>, path: string, warnings: Upd
   const from = element.DateFrom;
   const to = element.DateTo;
   if (!isIsoDate(from)) {
-    warnings.push({ path: `${path}.DateFrom`, message: `not a date (YYYY-MM-DD): ${JSON.stringify(from)}; element skipped` });
+    warnings.push({ path: `${path}.DateFrom`, message: `not a date (YYYY-MM-DD): ${shown(from)}; element skipped` });
     return null;
   }
   if (!isIsoDate(to)) {
-    warnings.push({ path: `${path}.DateTo`, message: `not a date (YYYY-MM-DD): ${JSON.stringify(to)}; element skipped` });
+    warnings.push({ path: `${path}.DateTo`, message: `not a date (YYYY-MM-DD): ${shown(to)}; element skipped` });
     return null;
   }
   if (from > to) {
@@ -204,7 +220,7 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
   }
   const taxRate = integerValue(element.TaxRate);
   if (taxRate === null || taxRate < 0 || taxRate > 100) {
-    warnings.push({ path: `${path}.TaxRate`, message: `expected a whole percentage 0..100, got ${JSON.stringify(element.TaxRate)}; element skipped` });
+    warnings.push({ path: `${path}.TaxRate`, message: `expected a whole percentage 0..100, got ${shown(element.TaxRate)}; element skipped` });
     return null;
   }
   if (currency === null) {
@@ -239,7 +255,7 @@ function planAvailability(element: unknown, path: string, warnings: UpdateWarnin
   }
   const status = typeof element.Status === 'string' ? element.Status.trim().toUpperCase() : null;
   if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE') {
-    warnings.push({ path: `${path}.Status`, message: `unknown Status ${JSON.stringify(element.Status)}; element skipped` });
+    warnings.push({ path: `${path}.Status`, message: `unknown Status ${shown(element.Status)}; element skipped` });
     return null;
   }
   return { mealPeriod, ...range, status };
@@ -254,7 +270,7 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
   const currencyText = typeof envelope.CurrencyIsoCode === 'string' ? envelope.CurrencyIsoCode.trim().toUpperCase() : '';
   let currency: string | null = null;
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
-  else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${JSON.stringify(body.CurrencyIsoCode)}; prices in this update are skipped` });
+  else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
 
   const items: PlannedItem[] = [];
   envelope.ScheduledItems.forEach((raw, index) => {
@@ -265,17 +281,17 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
     }
     const itemId = identifierText(raw.ItemID);
     if (itemId === null) {
-      warnings.push({ path: `${path}.ItemID`, message: `missing or not an identifier: ${JSON.stringify(raw.ItemID)}; item skipped` });
+      warnings.push({ path: `${path}.ItemID`, message: `missing or not an identifier: ${shown(raw.ItemID)}; item skipped` });
       return;
     }
     const plu = identifierText(raw.PLU);
     if (plu === null) {
-      warnings.push({ path: `${path}.PLU`, message: `missing or not an identifier: ${JSON.stringify(raw.PLU)}; item skipped` });
+      warnings.push({ path: `${path}.PLU`, message: `missing or not an identifier: ${shown(raw.PLU)}; item skipped` });
       return;
     }
     const type = typeof raw.ItemType === 'string' ? raw.ItemType.trim().toUpperCase() : null;
     if (type !== 'RECIPE' && type !== 'MENU') {
-      warnings.push({ path: `${path}.ItemType`, message: `unknown ItemType ${JSON.stringify(raw.ItemType)}; item skipped` });
+      warnings.push({ path: `${path}.ItemType`, message: `unknown ItemType ${shown(raw.ItemType)}; item skipped` });
       return;
     }
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim().slice(0, 500) : '';

@@ -52,6 +52,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 export function openReadOnly(file: string): Db {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  // Every connection runs with FULL (test/faults/synchronous.test.ts asserts it); a reader never commits,
+  // but this keeps one rule with no exceptions to reason about.
+  db.pragma('synchronous = FULL');
   return db;
 }
 

@@ -101,6 +101,7 @@ export async function deliverWithRetry(
   policy: RetryPolicy,
   rng: Prng,
   stop: () => boolean = () => false,
+  onAttempt?: (result: AttemptResult) => void,
 ): Promise<DeliveryOutcome> {
   const started = performance.now();
   const statuses: (number | null)[] = [];
@@ -108,6 +109,7 @@ export async function deliverWithRetry(
   for (let attempt = 1; ; attempt++) {
     const result = await postOnce(endpoint, body);
     statuses.push(result.status);
+    onAttempt?.(result);
     if (result.status === 200) return { acked: true, attempts: attempt, statuses, ackMs: result.ms, totalMs: performance.now() - started, lastError };
     lastError = result.status === null ? result.error : `HTTP ${result.status}: ${result.body.slice(0, 200)}`;
     const delay = backoffDelay(attempt, policy, rng);
@@ -203,6 +205,8 @@ export interface RunOptions {
   /** Checked between attempts: stop retrying (for bounded runs). */
   readonly stop?: () => boolean;
   readonly onOutcome?: (delivery: PlannedDelivery, outcome: DeliveryOutcome) => void;
+  /** Every single attempt as it completes (for live counts during a fault). */
+  readonly onAttempt?: (delivery: PlannedDelivery, result: AttemptResult) => void;
 }
 
 export interface RunReport {
@@ -249,13 +253,14 @@ export async function runDeliveries(endpoint: Endpoint, plan: DeliveryPlan, opti
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < plan.deliveries.length) {
+      if (options.stop?.()) return;
       const delivery = plan.deliveries[next++] as PlannedDelivery;
       const { update } = delivery;
       const isFirst = update.index === 0 && delivery.copy === 0;
       if (!isFirst) await firstDone.get(update.locationId);
       if (delivery.delayMs > 0) await sleep(delivery.delayMs);
       const body = bytesOf(update);
-      const outcome = await deliverWithRetry(endpoint, body, policy, rng.fork(next), options.stop);
+      const outcome = await deliverWithRetry(endpoint, body, policy, rng.fork(next), options.stop, options.onAttempt ? (r) => options.onAttempt?.(delivery, r) : undefined);
       for (const s of outcome.statuses) statusCounts[s === null ? 'none' : String(s)] = (statusCounts[s === null ? 'none' : String(s)] ?? 0) + 1;
       if (outcome.acked) {
         acked.push({

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench:load` — load and soak: 50 locations each deliver a chain of updates concurrently for
+ * a bounded time (default 60 s, `--seconds N`), while a separate till process reads the POS views in a
+ * loop. Half-way, one large first publication (5,000 items, ~43 MB) arrives for another location.
+ * Reports updates per second, ack latency p50/p99, the till's query latency p50/p99 overall and
+ * during the large apply, the agent's peak RSS and the largest WAL size seen. `--json` for one object.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { dateOf, dayOf, encode, generateChains, planDeliveries, Prng, runDeliveries, todayInZone } from '../src/dev/publisher';
+import { databasePath } from '../src/store/database';
+import { spawnAgent, waitFor, withReader, writeConfig } from '../test/faults/helpers';
+
+const json = process.argv.includes('--json');
+const seconds = Number(argAfter('--seconds') ?? 60);
+const LOCATIONS = Number(argAfter('--locations') ?? 50);
+const ITEMS = 150;
+
+function argAfter(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function log(text: string): void {
+  if (!json) process.stderr.write(`${text}\n`);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+
+function post(url: string, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function main(): Promise<void> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-load-'));
+  const dataDir = path.join(work, 'data');
+  const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const startDate = dateOf(dayOf(today) - 14);
+  // More updates than can be sent in the time; the run is bounded by time, not by the chains.
+  const chains = generateChains({ seed: 50, locations: LOCATIONS, updatesPerLocation: 400, itemsPerLocation: ITEMS, tariffs: 3, mealPeriods: 3, rangesPerKey: 3, startDate, days: 120, editItems: [1, 6] });
+  const [large] = generateChains({ seed: 51, locations: 1, updatesPerLocation: 1, itemsPerLocation: 5000, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12, startDate, days: 365, firstLocationId: 9000 });
+  const largeUpdate = large!.updates[0]!;
+  const largeBody = encode(largeUpdate);
+  const plan = planDeliveries(chains, { reorderWindow: 3, duplicate: 0.05 }, new Prng(50));
+
+  const agent = await spawnAgent(writeConfig(work, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000 } }));
+  const samplesFile = path.join(work, 'till-samples.json');
+  // The till opens the database once it exists (the agent creates it at start).
+  const till = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'till-reader-child.ts'), databasePath(dataDir), samplesFile, [...chains.map((c) => c.locationId), 9000].join(','), String(1000 + ITEMS)],
+    { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) => till.stdout.once('data', () => resolve()));
+  const tillExited = new Promise<void>((resolve) => till.once('exit', () => resolve()));
+
+  let maxWal = 0;
+  let maxRss = 0;
+  const walFile = `${databasePath(dataDir)}-wal`;
+  const watcher = setInterval(() => {
+    try {
+      maxWal = Math.max(maxWal, fs.statSync(walFile).size);
+    } catch {
+      // No WAL yet.
+    }
+  }, 100);
+
+  log(`load: ${LOCATIONS} locations x ${ITEMS} items, ${seconds} s; a ${(largeBody.length / 1e6).toFixed(0)} MB first publication half-way`);
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let largeWindow: { from: number; to: number; ackMs: number } | null = null;
+  const largeRun = (async () => {
+    await new Promise((r) => setTimeout(r, (seconds * 1000) / 2));
+    const from = performance.timeOrigin + performance.now();
+    const status = await post(agent.url, largeBody);
+    const ackMs = performance.timeOrigin + performance.now() - from;
+    if (status !== 200) throw new Error(`large publication answered ${status}`);
+    await waitFor('the large publication to be applied', () => withReader(dataDir, (db) => (db.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = 9000').get() as { s: number | null } | undefined)?.s === largeUpdate.changeSequence), 120_000, 20);
+    largeWindow = { from, to: performance.timeOrigin + performance.now(), ackMs };
+  })();
+  const report = await runDeliveries({ url: agent.url, timeoutMs: 60_000 }, plan, {
+    concurrency: LOCATIONS,
+    retry: { baseDelayMs: 100, maxDelayMs: 2000, factor: 2 },
+    stop: () => performance.now() > deadline,
+  });
+  await largeRun;
+  const elapsedS = (performance.now() - started) / 1000;
+  // Let the applier finish what was acknowledged, then read the figures.
+  await waitFor('the applier to drain', () => withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n === 0), 120_000, 100);
+  const appliedTotal = withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND location_id <> 9000").get() as { n: number }).n);
+  maxRss = (await agent.stats()).maxRssBytes;
+  clearInterval(watcher);
+  till.kill('SIGTERM');
+  await tillExited;
+  await agent.stop();
+
+  const raw = JSON.parse(fs.readFileSync(samplesFile, 'utf8')) as number[];
+  const all: number[] = [];
+  const during: number[] = [];
+  const window = largeWindow as { from: number; to: number; ackMs: number } | null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const at = raw[i] as number;
+    const ms = raw[i + 1] as number;
+    all.push(ms);
+    if (window && at >= window.from && at <= window.to) during.push(ms);
+  }
+  const acks = report.acked.map((a) => a.ackMs);
+  const result = {
+    locations: LOCATIONS,
+    seconds: Number(elapsedS.toFixed(1)),
+    deliveriesAcked: report.acked.length,
+    deliveriesPerSecond: Number((report.acked.length / elapsedS).toFixed(1)),
+    updatesAppliedPerSecond: Number((appliedTotal / elapsedS).toFixed(1)),
+    statusCounts: report.statusCounts,
+    ackLatencyMs: { p50: percentile(acks, 50), p99: percentile(acks, 99) },
+    tillQueryMs: { lookups: all.length, p50: percentile(all, 50), p99: percentile(all, 99), max: Math.max(...all) },
+    tillQueryDuringLargeApplyMs: { lookups: during.length, p50: percentile(during, 50), p99: percentile(during, 99), max: during.length ? Math.max(...during) : NaN },
+    largePublication: { bytes: largeBody.length, ackMs: window?.ackMs ?? NaN, appliedAfterMs: window ? window.to - window.from : NaN },
+    peakRssBytes: maxRss,
+    maxWalBytes: maxWal,
+  };
+  fs.rmSync(work, { recursive: true, force: true });
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const f = (n: number, d = 1): string => n.toFixed(d);
+  process.stdout.write(
+    [
+      `locations                         ${result.locations} (${ITEMS} items each), ${result.seconds} s`,
+      `deliveries acknowledged           ${result.deliveriesAcked} (${result.deliveriesPerSecond}/s); attempts ${JSON.stringify(result.statusCounts)}`,
+      `updates applied                   ${result.updatesAppliedPerSecond}/s`,
+      `ack latency                       p50 ${f(result.ackLatencyMs.p50)} ms, p99 ${f(result.ackLatencyMs.p99)} ms`,
+      `till query (prices+availability)  p50 ${f(result.tillQueryMs.p50, 3)} ms, p99 ${f(result.tillQueryMs.p99, 3)} ms, max ${f(result.tillQueryMs.max)} ms (${result.tillQueryMs.lookups} lookups)`,
+      `  during the large apply          p50 ${f(result.tillQueryDuringLargeApplyMs.p50, 3)} ms, p99 ${f(result.tillQueryDuringLargeApplyMs.p99, 3)} ms, max ${f(result.tillQueryDuringLargeApplyMs.max)} ms (${result.tillQueryDuringLargeApplyMs.lookups} lookups)`,
+      `large publication                 ${(result.largePublication.bytes / 1e6).toFixed(1)} MB: 200 after ${f(result.largePublication.ackMs, 0)} ms, applied after ${f(result.largePublication.appliedAfterMs, 0)} ms`,
+      `agent peak RSS                    ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+      `largest WAL seen                  ${(result.maxWalBytes / 2 ** 20).toFixed(1)} MiB`,
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,276 @@
+/**
+ * `npm run bench` — first publications S, M and L against a real agent process, next to same-run
+ * baselines that show the machine's limits:
+ *   - JSON.parse of the same bytes;
+ *   - one raw better-sqlite3 INSERT of the body as a blob, WAL + synchronous=FULL (what "store
+ *     durably" costs at minimum);
+ *   - inserting as many rows as the apply wrote, one prepared statement, one transaction, into a
+ *     table shaped like price_ranges (same columns and indexes), WAL + FULL;
+ *   - a bare node:http server receiving the same bytes.
+ * Plus the till's lookup by PLU for today on the L data. `--json` prints one JSON object;
+ * `--sizes S,M` runs a subset.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { dateOf, dayOf, encode, generateChains, Prng, todayInZone, type GeneratorOptions } from '../src/dev/publisher';
+import { databasePath, openReadOnly } from '../src/store/database';
+import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
+
+interface SizeSpec {
+  readonly name: string;
+  readonly options: Omit<GeneratorOptions, 'seed' | 'startDate' | 'days' | 'locations' | 'updatesPerLocation'>;
+}
+
+const SIZES: readonly SizeSpec[] = [
+  { name: 'S', options: { itemsPerLocation: 200, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 3 } },
+  { name: 'M', options: { itemsPerLocation: 2000, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12 } },
+  { name: 'L', options: { itemsPerLocation: 5000, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12 } },
+];
+
+const json = process.argv.includes('--json');
+const sizesArg = process.argv.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length) ?? argAfter('--sizes');
+const selected = sizesArg ? SIZES.filter((s) => sizesArg.split(',').includes(s.name)) : SIZES;
+const lookups = Number(argAfter('--lookups') ?? 10_000);
+
+function argAfter(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function log(text: string): void {
+  if (!json) process.stderr.write(`${text}\n`);
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+
+function post(url: string, body: Buffer): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function freshDb(dir: string, name: string): Database.Database {
+  const db = new Database(path.join(dir, name));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  return db;
+}
+
+function rawBodyInsertMs(dir: string, body: Buffer): number {
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const db = freshDb(dir, `blob-${i}.db`);
+    db.exec('CREATE TABLE inbox (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+    const insert = db.prepare('INSERT INTO inbox (body) VALUES (?)');
+    const started = performance.now();
+    insert.run(body);
+    runs.push(performance.now() - started);
+    db.close();
+  }
+  return median(runs);
+}
+
+function rawRowsInsertMs(dir: string, rows: number): number {
+  const runs: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const db = freshDb(dir, `rows-${r}.db`);
+    db.exec(`CREATE TABLE price_ranges (id INTEGER PRIMARY KEY, location_id INTEGER NOT NULL, item_id TEXT NOT NULL, tariff_name TEXT NOT NULL,
+      date_from TEXT NOT NULL, date_to TEXT NOT NULL, price_model TEXT, tax_code TEXT NOT NULL, tax_rate INTEGER NOT NULL,
+      sell_price_minor INTEGER NOT NULL, sell_price TEXT NOT NULL, currency TEXT NOT NULL, source_inbox_id INTEGER NOT NULL) STRICT;
+      CREATE INDEX price_ranges_key ON price_ranges (location_id, item_id, tariff_name, date_from);
+      CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);`);
+    const insert = db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const started = performance.now();
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run(3000, `3000-${String(i % 5000).padStart(5, '0')}`, `Tariff ${i % 3}`, '2026-12-01', '2027-01-01', 'Standard', 'S', 20, 1150, '11.50', 'GBP', 1);
+    })();
+    runs.push(performance.now() - started);
+    db.close();
+  }
+  return median(runs);
+}
+
+function jsonParseMs(body: Buffer): number {
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    JSON.parse(body.toString('utf8'));
+    runs.push(performance.now() - started);
+  }
+  return median(runs);
+}
+
+async function bareHttpMs(body: Buffer, dir: string): Promise<number> {
+  const child = await spawnAgent(writeConfig(dir, {}), { script: path.join(__dirname, 'bare-http-child.ts') });
+  try {
+    const runs: number[] = [];
+    for (let i = 0; i < 3; i++) runs.push((await post(child.url, body)).ms);
+    return median(runs);
+  } finally {
+    await child.stop();
+  }
+}
+
+interface SizeResult {
+  size: string;
+  items: number;
+  payloadBytes: number;
+  rowsWritten: number;
+  ackMs: number;
+  appliedMs: number;
+  applyMs: number;
+  applyInTransactionMs: number;
+  peakRssBytes: number;
+  idleRssBytes: number;
+  baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; bareHttpMs: number };
+  ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; ackVsBareHttp: number; peakRssVsPayload: number };
+  tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number };
+}
+
+async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
+  const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, ...spec.options });
+  const update = chain!.updates[0]!;
+  const body = encode(update);
+  log(`${spec.name}: ${spec.options.itemsPerLocation} items, ${(body.length / 1e6).toFixed(1)} MB`);
+
+  const dataDir = fs.mkdtempSync(path.join(work, `agent-${spec.name}-`));
+  let agent: ChildAgent | null = await spawnAgent(writeConfig(dataDir, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000 } }));
+  let result: SizeResult;
+  try {
+    const idle = await agent.stats();
+    const reader = openReadOnly(databasePath(dataDir));
+    const state = reader.prepare<[number, number], { state: string; apply_ms: number | null }>('SELECT state, apply_ms FROM inbox WHERE location_id = ? AND change_sequence = ?');
+    const started = performance.now();
+    const ack = await post(agent.url, body);
+    if (ack.status !== 200) throw new Error(`agent answered ${ack.status}`);
+    let row = state.get(update.locationId, update.changeSequence);
+    while (row?.state !== 'applied') {
+      await new Promise((r) => setTimeout(r, 2));
+      row = state.get(update.locationId, update.changeSequence);
+    }
+    const appliedMs = performance.now() - started;
+    const rowsWritten = (reader.prepare('SELECT (SELECT count(*) FROM price_ranges) + (SELECT count(*) FROM availability_ranges) AS n').get() as { n: number }).n;
+    const peak = await agent.stats();
+
+    let tillLookup: SizeResult['tillLookup'];
+    if (spec.name === 'L') {
+      // The till: prices and availability for today by PLU, through the views, prepared once.
+      const prices = reader.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
+      const availability = reader.prepare('SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?');
+      const plus = (update.body.ScheduledItems as { PLU: unknown }[]).map((i) => String(i.PLU));
+      const rng = new Prng(7);
+      const times: number[] = [];
+      let found = 0;
+      for (let i = 0; i < lookups; i++) {
+        const plu = rng.pick(plus);
+        const t0 = performance.now();
+        const p = prices.all(update.locationId, plu);
+        availability.all(update.locationId, plu);
+        times.push(performance.now() - t0);
+        if (p.length > 0) found++;
+      }
+      if (found < lookups * 0.9) throw new Error(`the till lookups found prices for only ${found} of ${lookups} PLUs today: generated dates do not cover today`);
+      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: Math.max(...times) };
+    }
+    reader.close();
+    await agent.stop();
+    agent = null;
+
+    const baselines = {
+      jsonParseMs: jsonParseMs(body),
+      rawBodyInsertMs: rawBodyInsertMs(dataDir, body),
+      rawRowsInsertMs: rawRowsInsertMs(dataDir, rowsWritten),
+      bareHttpMs: await bareHttpMs(body, dataDir),
+    };
+    const applyMs = appliedMs - ack.ms;
+    result = {
+      size: spec.name,
+      items: spec.options.itemsPerLocation,
+      payloadBytes: body.length,
+      rowsWritten,
+      ackMs: ack.ms,
+      appliedMs,
+      applyMs,
+      applyInTransactionMs: row.apply_ms ?? 0,
+      peakRssBytes: peak.maxRssBytes,
+      idleRssBytes: idle.rssBytes,
+      baselines,
+      ratios: {
+        ackVsParsePlusBodyInsert: ack.ms / (baselines.jsonParseMs + baselines.rawBodyInsertMs),
+        applyVsRawRowsInsert: applyMs / baselines.rawRowsInsertMs,
+        ackVsBareHttp: ack.ms / baselines.bareHttpMs,
+        peakRssVsPayload: peak.maxRssBytes / body.length,
+      },
+      ...(tillLookup ? { tillLookup } : {}),
+    };
+  } finally {
+    if (agent) await agent.kill();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+function table(results: SizeResult[]): string {
+  const f = (n: number, d = 0): string => n.toFixed(d);
+  const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  const rows: string[][] = [
+    ['', ...results.map((r) => r.size)],
+    ['items', ...results.map((r) => String(r.items))],
+    ['payload', ...results.map((r) => `${(r.payloadBytes / 1e6).toFixed(1)} MB`)],
+    ['range rows written', ...results.map((r) => String(r.rowsWritten))],
+    ['request start -> 200 (ms)', ...results.map((r) => f(r.ackMs))],
+    ['request start -> applied (ms)', ...results.map((r) => f(r.appliedMs))],
+    ['  apply after the 200 (ms)', ...results.map((r) => f(r.applyMs))],
+    ['peak RSS of the agent', ...results.map((r) => mb(r.peakRssBytes))],
+    ['baseline JSON.parse (ms)', ...results.map((r) => f(r.baselines.jsonParseMs))],
+    ['baseline raw body INSERT, FULL (ms)', ...results.map((r) => f(r.baselines.rawBodyInsertMs))],
+    ['baseline raw rows INSERT, 1 tx (ms)', ...results.map((r) => f(r.baselines.rawRowsInsertMs))],
+    ['baseline bare node:http receive (ms)', ...results.map((r) => f(r.baselines.bareHttpMs))],
+    ['ack / (parse + body insert)   target <= 2', ...results.map((r) => f(r.ratios.ackVsParsePlusBodyInsert, 2))],
+    ['apply / raw rows insert       target <= 3', ...results.map((r) => f(r.ratios.applyVsRawRowsInsert, 2))],
+    ['ack / bare http', ...results.map((r) => f(r.ratios.ackVsBareHttp, 2))],
+    ['peak RSS / payload            target < 6', ...results.map((r) => f(r.ratios.peakRssVsPayload, 2))],
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const lines = rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
+  const l = results.find((r) => r.tillLookup);
+  if (l?.tillLookup) lines.push('', `till lookup by PLU for today on L (${l.tillLookup.lookups} random PLUs): p50 ${l.tillLookup.p50Ms.toFixed(3)} ms, p99 ${l.tillLookup.p99Ms.toFixed(3)} ms (target p99 < 1 ms), max ${l.tillLookup.maxMs.toFixed(2)} ms`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-bench-'));
+  try {
+    const results: SizeResult[] = [];
+    for (const spec of selected) results.push(await runSize(spec, work));
+    const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
+    if (json) process.stdout.write(`${JSON.stringify({ machine, results })}\n`);
+    else process.stdout.write(`${table(results)}\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

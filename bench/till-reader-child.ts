@@ -1,0 +1,47 @@
+/**
+ * A till in its own process: opens the agent's database read-only and looks PLUs up for today in a
+ * loop, through the POS views, as a till does at the counter. Usage:
+ *   node --import tsx bench/till-reader-child.ts DB_FILE OUT_FILE LOCATIONS(comma list) MAX_PLU
+ * Prints READY; on SIGTERM writes [epochMs, latencyMs] pairs to OUT_FILE and exits.
+ */
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { Prng } from '../src/dev/publisher';
+import { openReadOnly } from '../src/store/database';
+
+const [dbFile, outFile, locationList, maxPluText] = process.argv.slice(2);
+if (!dbFile || !outFile || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts DB OUT LOCATIONS MAX_PLU');
+const locations = locationList.split(',').map(Number);
+const maxPlu = Number(maxPluText);
+const db = openReadOnly(dbFile);
+const prices = db.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
+const availability = db.prepare('SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?');
+const rng = new Prng(99);
+const samples: number[] = [];
+let stopping = false;
+
+process.once('SIGTERM', () => {
+  stopping = true;
+});
+
+async function loop(): Promise<void> {
+  process.stdout.write('READY till-reader\n');
+  while (!stopping) {
+    for (let i = 0; i < 50 && !stopping; i++) {
+      const location = rng.pick(locations);
+      const plu = String(rng.int(1000, maxPlu));
+      const t0 = performance.now();
+      prices.all(location, plu);
+      availability.all(location, plu);
+      const t1 = performance.now();
+      samples.push(performance.timeOrigin + t0, t1 - t0);
+    }
+    // Let SIGTERM in; a till does other things between lookups too.
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  fs.writeFileSync(outFile, JSON.stringify(samples));
+  db.close();
+  process.exit(0);
+}
+
+void loop();

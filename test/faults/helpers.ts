@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { compareStates, stateFromViews, type AckRecord, type DayState } from '../../src/dev/publisher';
+import { databasePath } from '../../src/store/database';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const CHILD_AGENT = path.join(__dirname, 'child-agent.ts');
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A free loopback port, found by binding port 0 and releasing it (the agent keeps one port across restarts). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+export interface ChildStats {
+  readonly maxRssBytes: number;
+  readonly rssBytes: number;
+  readonly synchronous: number;
+}
+
+export interface ChildAgent {
+  readonly process: ChildProcess;
+  readonly url: string;
+  readonly pid: number;
+  /** Asks the child for its memory figures and connection settings. */
+  stats(): Promise<ChildStats>;
+  setMaxPageCount(pages: number): Promise<number>;
+  /** SIGKILL: no shutdown code runs, exactly like a power cut for the process. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for a clean exit. */
+  stop(): Promise<number | null>;
+  readonly stderr: () => string;
+}
+
+export interface SpawnOptions {
+  readonly env?: Record<string, string>;
+  /** Prefix the command (e.g. ['fiu-run', '-x']). */
+  readonly wrapper?: readonly string[];
+  readonly startTimeoutMs?: number;
+  /** Another child script with the same READY protocol (the bench's bare HTTP server). */
+  readonly script?: string;
+  /** Extra node flags, e.g. --expose-gc. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Writes the config and starts `child-agent.ts` in its own process; resolves once it listens. */
+export async function spawnAgent(configFile: string, options: SpawnOptions = {}): Promise<ChildAgent> {
+  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? CHILD_AGENT, configFile];
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, ...(options.env ?? {}) },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-20_000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`child agent did not start in time; stderr: ${stderr}`)), options.startTimeoutMs ?? 20_000);
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const m = /READY (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`child agent exited (${code}) before it was ready; stderr: ${stderr}`));
+    });
+  });
+  const ask = <T>(message: Record<string, unknown>, reply: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: unknown): void => {
+        if ((m as { cmd?: string }).cmd === reply) {
+          child.off('message', onMessage);
+          resolve(m as T);
+        }
+      };
+      child.on('message', onMessage);
+      if (!child.send(message)) reject(new Error('child agent IPC closed'));
+    });
+  return {
+    process: child,
+    url,
+    pid: child.pid as number,
+    stats: () => ask<ChildStats>({ cmd: 'stats' }, 'stats'),
+    setMaxPageCount: async (pages) => (await ask<{ value: number }>({ cmd: 'max_page_count', value: pages }, 'max_page_count')).value,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    stderr: () => stderr,
+  };
+}
+
+export function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const file = path.join(dir, 'agent-config.json');
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** Opens the agent's database as the till would (read-only) and runs `fn`. */
+export function withReader<T>(dataDir: string, fn: (db: Database.Database) => T): T {
+  const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+export function lastSequences(dataDir: string): Map<number, number> {
+  if (!fs.existsSync(databasePath(dataDir))) return new Map();
+  return withReader(dataDir, (db) => {
+    const rows = db.prepare('SELECT location_id, last_change_sequence FROM pos_sync_state').all() as { location_id: number; last_change_sequence: number | null }[];
+    return new Map(rows.filter((r) => r.last_change_sequence !== null).map((r) => [r.location_id, r.last_change_sequence as number]));
+  });
+}
+
+export function pendingUpdates(dataDir: string): number {
+  if (!fs.existsSync(databasePath(dataDir))) return 0;
+  return withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n);
+}
+
+export function reachedExpected(dataDir: string, expected: DayState): boolean {
+  const got = lastSequences(dataDir);
+  return [...expected.lastChangeSequence].every(([loc, seq]) => got.get(loc) === seq);
+}
+
+export interface EndStateReport {
+  readonly differences: string[];
+  readonly integrity: string;
+  readonly missingAcks: AckRecord[];
+  readonly inboxStates: Record<string, number>;
+  readonly duplicateInboxRows: number;
+}
+
+/**
+ * The end-of-run checks every fault test makes: POS views equal the reference, every update the agent
+ * answered 200 for is in the inbox (same bytes), and SQLite's integrity check passes.
+ */
+export function checkEndState(dataDir: string, expected: DayState, acked: readonly AckRecord[]): EndStateReport {
+  return withReader(dataDir, (db) => {
+    const differences = compareStates(expected, stateFromViews(db));
+    const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    const has = db.prepare('SELECT 1 FROM inbox WHERE location_id = ? AND change_sequence = ? AND body_sha256 = ?');
+    const missingAcks = acked.filter((a) => !has.get(a.locationId, a.changeSequence, a.sha256));
+    const inboxStates = Object.fromEntries(
+      (db.prepare('SELECT state, count(*) AS n FROM inbox GROUP BY state').all() as { state: string; n: number }[]).map((r) => [r.state, r.n]),
+    );
+    const duplicateInboxRows = (
+      db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM inbox GROUP BY location_id, change_sequence HAVING count(*) > 1)').get() as { n: number }
+    ).n;
+    return { differences, integrity, missingAcks, inboxStates, duplicateInboxRows };
+  });
+}

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ChildAgent {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Runs `pos-sync-agent serve --config FILE` as a real child process and waits until it listens. */
+export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<ChildAgent> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'serve', '--config', configFile], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`agent did not start:\n${out}`)), 30_000);
+    const check = (): void => {
+      const m = /Receiving menu cycle updates at (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`agent exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    child,
+    url,
+    output: () => out,
+    kill: (signal = 'SIGKILL') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
+
+export function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const file = path.join(dir, 'config.json');
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
