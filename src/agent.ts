@@ -20,7 +20,6 @@ export class Agent {
   webhook: RunningServer | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private drainScheduled = false;
-  private paused = false;
   private readonly started: AgentService[] = [];
 
   constructor(
@@ -37,7 +36,7 @@ export class Agent {
   }
 
   get isPaused(): boolean {
-    return this.paused;
+    return this.core.paused;
   }
 
   async start(): Promise<void> {
@@ -66,18 +65,18 @@ export class Agent {
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
   setPaused(paused: boolean): void {
-    this.paused = paused;
+    this.core.paused = paused;
     this.log.info(paused ? 'applying updates paused by operator' : 'applying updates resumed');
     if (!paused) this.scheduleDrain();
   }
 
   /** Coalesces many "something arrived" cues into one drain on the next turn of the event loop. */
   scheduleDrain(): void {
-    if (this.drainScheduled || this.paused) return;
+    if (this.drainScheduled || this.core.paused) return;
     this.drainScheduled = true;
     setImmediate(() => {
       this.drainScheduled = false;
-      if (this.paused || !this.core.db.open) return;
+      if (this.core.paused || !this.core.db.open) return;
       try {
         this.core.drain();
       } catch (err) {

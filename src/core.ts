@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Config } from './config/schema';
 import { todayIn, type IsoDate } from './domain/dates';
-import { cachedLocationTimezone } from './employees/locations';
+import { cachedLocationTimezone, locationDescription } from './employees/locations';
 import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
@@ -28,6 +28,11 @@ export class AgentCore {
   readonly db: Db;
   readonly inbox: Inbox;
   readonly applier: Applier;
+  /**
+   * While paused (tray or window), deliveries are still stored and acknowledged but nothing is
+   * applied; an operator's force-apply still applies the one update it names.
+   */
+  paused = false;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -51,7 +56,7 @@ export class AgentCore {
 
   /** Applies whatever the chain allows now. */
   drain(): AppliedUpdate[] {
-    return this.applier.drain();
+    return this.paused ? [] : this.applier.drain();
   }
 
   /** The manual delivery support sends: stored through the same path as a webhook call, then applied. */
@@ -88,8 +93,15 @@ export class AgentCore {
     return { forced, then: this.drain() };
   }
 
+  /**
+   * Per-location sync state. A location is named by the webhook's LocationName, else the config's
+   * `locations.<id>.name`, else the Description the employee interface's Locations list gives.
+   */
   status(): LocationStatus[] {
-    return locationStatuses(this.db, this.config.sync.baseline);
+    return locationStatuses(this.db, this.config.sync.baseline).map((s) => ({
+      ...s,
+      locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.db, s.locationId),
+    }));
   }
 
   acknowledgeWarnings(actor: string, locationId: number | null): number {

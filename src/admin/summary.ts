@@ -39,10 +39,32 @@ export interface Summary {
   readonly light: Light;
   readonly headline: string;
   readonly locations: readonly LocationSummary[];
+  /** The operations alerts, worst first (banners on the Sync status tab). */
+  readonly alerts: readonly OperationsAlert[];
+}
+
+/**
+ * A problem reported by an operations service (tunnel, disk, clock, backups) that the window shows as
+ * a banner on the Sync status tab. `light` is how it counts in the traffic light: only problems that
+ * stop updates from arriving or being stored count (tunnel down, disk full); the others are shown
+ * without changing the light (null).
+ */
+export interface OperationsAlert {
+  /** Stable per kind ("tunnel", "disk", "clock", "backup"): the window and tests find the banner by it. */
+  readonly id: string;
+  readonly light: 'amber' | 'red' | null;
+  /** One short sentence, used as the banner's heading and in the headline when it counts. */
+  readonly title: string;
+  /** What it means and what to do, in plain words. */
+  readonly text: string;
+  /** Extra lines (e.g. the tunnel program's last output), shown smaller. */
+  readonly details?: readonly string[];
 }
 
 export interface SummaryOptions {
   readonly now: Date;
+  /** Problems from the operations services; those with a light count towards the header's light. */
+  readonly alerts?: readonly OperationsAlert[];
   readonly paused: boolean;
   /** A gap older than this turns red: the missing update is probably not coming by itself. */
   readonly gapAlertMinutes: number;
@@ -96,15 +118,29 @@ export function summariseLocation(l: StatusLocation, options: SummaryOptions): L
   return { locationId: l.locationId, light, lines };
 }
 
+/** Alerts worst first: red, amber, then those that only inform; order kept otherwise. */
+export function sortAlerts(alerts: readonly OperationsAlert[]): OperationsAlert[] {
+  const rank = (a: OperationsAlert): number => (a.light === 'red' ? 0 : a.light === 'amber' ? 1 : 2);
+  return alerts.map((a, i) => ({ a, i })).sort((x, y) => rank(x.a) - rank(y.a) || x.i - y.i).map((x) => x.a);
+}
+
 export function summarise(locations: readonly StatusLocation[], options: SummaryOptions): Summary {
   const perLocation = locations.map((l) => summariseLocation(l, options));
+  const alerts = sortAlerts(options.alerts ?? []);
+  // Alerts with a light mean updates may not be arriving: "up to date" would then overstate it.
+  const counted = alerts.filter((a) => a.light !== null);
   let light: Light = perLocation.reduce<Light>((acc, s) => worst(acc, s.light), 'green');
   let headline: string;
   if (locations.length === 0) {
     light = 'amber';
     headline = 'No updates received yet from head office.';
   } else if (light === 'green') {
-    headline = locations.length === 1 ? 'The till is up to date.' : `All ${locations.length} locations are up to date.`;
+    headline =
+      counted.length > 0
+        ? 'Everything received so far is applied.'
+        : locations.length === 1
+          ? 'The till is up to date.'
+          : `All ${locations.length} locations are up to date.`;
   } else {
     const behind = perLocation.filter((s) => s.light !== 'green').length;
     headline =
@@ -112,9 +148,11 @@ export function summarise(locations: readonly StatusLocation[], options: Summary
         ? `${behind} location${behind === 1 ? ' needs' : 's need'} attention.`
         : `${behind} location${behind === 1 ? ' has' : 's have'} something to check.`;
   }
+  for (const a of counted) light = worst(light, a.light!);
+  if (counted.length > 0) headline = `${counted.map((a) => a.title).join(' ')} ${headline}`;
   if (options.paused) {
     light = worst(light, 'amber');
     headline = `Applying updates is paused (deliveries are still received). ${headline}`;
   }
-  return { light, headline, locations: perLocation };
+  return { light, headline, locations: perLocation, alerts };
 }

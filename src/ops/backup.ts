@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { operatorName } from '../core';
@@ -9,6 +10,8 @@ import type { Logger } from '../log';
 import { appliedMigrations, databasePath, openDatabase, type Db } from '../store/database';
 import { MIGRATIONS } from '../store/migrations';
 import { assertNoRunningAgent } from './instance';
+import { formatBytes } from './disk';
+import { backupAlerts, backupPanel, localTime } from './panels';
 import { backupDir } from './paths';
 
 /** Backup files are `pos-sync-<UTC timestamp>.db`, so name order is age order. */
@@ -229,7 +232,7 @@ export interface BackupState {
 }
 
 /** Takes the scheduled backups while the agent runs (AgentService 'backup'). */
-export class BackupService implements AgentService {
+export class BackupService implements AgentService, AdminPanelProvider, AdminAlertProvider {
   readonly name = 'backup';
   private agent: Agent | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -267,6 +270,22 @@ export class BackupService implements AgentService {
       lastError: this.lastError,
       running: this.running !== null,
     };
+  }
+
+  adminPanel(): PanelView {
+    return backupPanel(this.state(), this.config.backup.keep, this.clock(), localTime);
+  }
+
+  async runAdminAction(id: string, actor: string): Promise<{ message: string }> {
+    if (id !== 'backup-now') throw new AppError('not_found', 404, `backups have no action ${id}`);
+    this.log.info(`backup requested from the status window by ${actor}`);
+    const backup = await this.backupNow();
+    if (!backup) throw new AppError('backup_failed', 500, `the backup failed: ${this.lastError ?? 'the database is not open'}`);
+    return { message: `Backup written: ${backup.file} (${formatBytes(backup.bytes)}).` };
+  }
+
+  adminAlerts(): OperationsAlert[] {
+    return backupAlerts(this.state(), this.clock());
   }
 
   /** Takes a backup now (the window's button and the schedule). */

@@ -1,4 +1,6 @@
+import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
+import { AppError } from '../errors';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
 import {
@@ -12,6 +14,7 @@ import {
   type SkewObservation,
   type TimezoneMismatch,
 } from './clock';
+import { clockAlerts, clockPanel } from './panels';
 
 export interface ClockState {
   readonly machineTimezone: string;
@@ -46,7 +49,7 @@ export function clockState(config: Readonly<Config>, machine: string, observatio
 }
 
 /** Warns about a wrong system clock or timezone (AgentService 'clock'). */
-export class ClockService implements AgentService {
+export class ClockService implements AgentService, AdminPanelProvider, AdminAlertProvider {
   readonly name = 'clock';
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -75,6 +78,18 @@ export class ClockService implements AgentService {
 
   state(): ClockState {
     return clockState(this.config, this.machine(), this.watch.observations(), new Date());
+  }
+
+  adminPanel(): PanelView {
+    return clockPanel(this.state(), expectedTimezones(this.config));
+  }
+
+  runAdminAction(id: string, _actor: string): { message: string } {
+    throw new AppError('not_found', 404, `the clock check has no action ${id}`);
+  }
+
+  adminAlerts(): OperationsAlert[] {
+    return clockAlerts(this.state());
   }
 
   /** Logs each distinct problem once (per source / timezone pair) until it clears. */

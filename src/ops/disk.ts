@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { databasePath } from '../store/database';
-import { describeError } from '../errors';
+import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
+import { diskAlerts, diskPanel, localTime } from './panels';
 
 export type DiskLevel = 'ok' | 'low' | 'critical' | 'unknown';
 
@@ -68,7 +70,7 @@ export function checkDisk(config: Readonly<Config>, now: Date = new Date(), stat
 }
 
 /** Checks free space on a schedule and logs when it changes level (AgentService 'disk'). */
-export class DiskService implements AgentService {
+export class DiskService implements AgentService, AdminPanelProvider, AdminAlertProvider {
   readonly name = 'disk';
   private timer: NodeJS.Timeout | null = null;
   private last: DiskState | null = null;
@@ -92,6 +94,20 @@ export class DiskService implements AgentService {
 
   state(): DiskState {
     return this.last ?? this.check();
+  }
+
+  adminPanel(): PanelView {
+    return diskPanel(this.state(), this.config.disk, localTime);
+  }
+
+  runAdminAction(id: string, _actor: string): { message: string } {
+    if (id !== 'check') throw new AppError('not_found', 404, `disk space has no action ${id}`);
+    const state = this.check();
+    return { message: state.freeBytes === null ? (state.message ?? 'Free space cannot be read.') : `${formatBytes(state.freeBytes)} free${state.level === 'ok' ? '' : ` — ${state.level === 'critical' ? 'almost full' : 'low'}`}.` };
+  }
+
+  adminAlerts(): OperationsAlert[] {
+    return diskAlerts(this.state());
   }
 
   check(): DiskState {

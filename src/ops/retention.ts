@@ -1,9 +1,12 @@
+import { readUiSettingsFile, RETENTION_DAY_KEYS, uiSettingsFile, type RetentionDayKey, type RetentionOverrides } from '../admin/settings';
+import type { AdminPanelProvider, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { addDays, todayIn, type IsoDate } from '../domain/dates';
-import { describeError } from '../errors';
+import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
 import type { Db } from '../store/database';
+import { localTime, pruneCountsText, retentionPanel } from './panels';
 
 /**
  * Retention: what the agent forgets, and when. Each kind of row is pruned in small transactions
@@ -126,8 +129,35 @@ export function locationTimezones(db: Db, config: Readonly<Config>): { locationI
   }));
 }
 
+export type RetentionDays = Pick<Config['retention'], RetentionDayKey>;
+
+export interface EffectiveRetention {
+  readonly days: RetentionDays;
+  /** Where each period comes from: the configuration, or the manager's setting in the status window. */
+  readonly source: Record<RetentionDayKey, 'config' | 'window'>;
+}
+
+/**
+ * The retention periods in force (pure): a period the manager set in the status window
+ * (<dataDir>/ui-settings.json) wins over the configuration's; the others are as configured.
+ */
+export function effectiveRetention(configured: Config['retention'], overrides: RetentionOverrides): EffectiveRetention {
+  const days = {} as Record<RetentionDayKey, number>;
+  const source = {} as Record<RetentionDayKey, 'config' | 'window'>;
+  for (const key of RETENTION_DAY_KEYS) {
+    const override = overrides[key];
+    days[key] = override ?? configured[key];
+    source[key] = override === undefined ? 'config' : 'window';
+  }
+  return { days, source };
+}
+
 export interface RetentionState {
   readonly enabled: boolean;
+  /** The periods the next run uses (read from the configuration and the window's settings now). */
+  readonly effective: EffectiveRetention;
+  /** The window's settings file could not be read: the configured periods are used meanwhile. */
+  readonly settingsError: string | null;
   readonly lastRunAt: string | null;
   readonly lastReport: PruneReport | null;
   readonly lastError: string | null;
@@ -135,7 +165,7 @@ export interface RetentionState {
 }
 
 /** Runs the prune on a schedule while the agent runs (AgentService 'retention'). */
-export class RetentionService implements AgentService {
+export class RetentionService implements AgentService, AdminPanelProvider {
   readonly name = 'retention';
   private agent: Agent | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -167,7 +197,40 @@ export class RetentionService implements AgentService {
   }
 
   state(): RetentionState {
-    return { enabled: this.config.retention.enabled, lastRunAt: this.lastRunAt, lastReport: this.lastReport, lastError: this.lastError, running: this.running !== null };
+    const { effective, error } = this.effective();
+    return {
+      enabled: this.config.retention.enabled,
+      effective,
+      settingsError: error,
+      lastRunAt: this.lastRunAt,
+      lastReport: this.lastReport,
+      lastError: this.lastError,
+      running: this.running !== null,
+    };
+  }
+
+  /**
+   * Read at every run (not cached), so a period changed in the window applies from the next prune. An
+   * unreadable settings file must not stop pruning (the disk would fill): the configured periods are used.
+   */
+  effective(): { effective: EffectiveRetention; error: string | null } {
+    try {
+      return { effective: effectiveRetention(this.config.retention, readUiSettingsFile(uiSettingsFile(this.config.dataDir)).retention), error: null };
+    } catch (err) {
+      return { effective: effectiveRetention(this.config.retention, {}), error: describeError(err) };
+    }
+  }
+
+  adminPanel(): PanelView {
+    return retentionPanel(this.state(), this.config.retention, localTime);
+  }
+
+  async runAdminAction(id: string, actor: string): Promise<{ message: string }> {
+    if (id !== 'prune-now') throw new AppError('not_found', 404, `retention has no action ${id}`);
+    this.log.info(`retention: prune requested from the status window by ${actor}`);
+    const report = await this.pruneNow();
+    if (!report) throw new AppError('prune_failed', 500, `pruning failed: ${this.lastError ?? 'the database is not open'}`);
+    return { message: `Pruned: ${pruneCountsText(report.counts)}.` };
   }
 
   async pruneNow(): Promise<PruneReport | null> {
@@ -177,7 +240,9 @@ export class RetentionService implements AgentService {
     const config = this.config;
     this.running = (async () => {
       try {
-        const cutoffs = retentionCutoffs(config.retention, locationTimezones(db, config), this.clock());
+        const { effective, error } = this.effective();
+        if (error) this.log.warn(`retention: using the configured periods; the window's settings cannot be read: ${error}`);
+        const cutoffs = retentionCutoffs({ ...config.retention, ...effective.days }, locationTimezones(db, config), this.clock());
         const report = await pruneDatabase(db, cutoffs, config.retention.batchSize, () => this.stopping);
         this.lastReport = report;
         this.lastError = null;

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import { secretsOf } from '../config/load';
 import type { Config } from '../config/schema';
-import { describeError } from '../errors';
+import { AppError, describeError } from '../errors';
 import { redactor, type Logger } from '../log';
 import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from './clock';
+import { localTime, tunnelAlerts, tunnelPanel } from './panels';
 import { tunnelStateFile } from './paths';
 
 /**
@@ -68,7 +70,7 @@ export interface TunnelOptions {
   readonly maxSkewMs?: number;
 }
 
-export class TunnelSupervisor implements AgentService {
+export class TunnelSupervisor implements AgentService, AdminPanelProvider, AdminAlertProvider {
   readonly name = 'tunnel';
   private readonly tunnel: NonNullable<Config['tunnel']>;
   private child: ChildProcess | null = null;
@@ -148,6 +150,22 @@ export class TunnelSupervisor implements AgentService {
       updatedAt: new Date(this.now()).toISOString(),
       agentPid: process.pid,
     };
+  }
+
+  /** Settings → Operations in the status window. */
+  adminPanel(): PanelView {
+    return tunnelPanel(this.state(), this.config.webhook.path, localTime);
+  }
+
+  async runAdminAction(id: string, actor: string): Promise<{ message: string }> {
+    if (id !== 'restart') throw new AppError('not_found', 404, `the tunnel has no action ${id}`);
+    await this.restart(`restarted from the status window by ${actor}`);
+    return { message: `The tunnel was restarted; it is ${this.state().phase} now.` };
+  }
+
+  /** The banner on the status tab while head office cannot reach us through the tunnel. */
+  adminAlerts(): OperationsAlert[] {
+    return tunnelAlerts(this.state(), this.tunnel.restartAfterFailedChecks);
   }
 
   /** Restart now (the window's button, a wake-up, a dead public URL). */

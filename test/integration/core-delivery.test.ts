@@ -96,7 +96,6 @@ describe('delivery semantics', () => {
     await t.post(u2); // its parent 101 was never seen here
     await t.settle();
     assert.equal(t.agent.core.status()[0]!.lastChangeSequence, 102);
-    assert.equal(t.agent.core.db.prepare('SELECT baseline FROM inbox').get()!.constructor, Object);
     assert.deepEqual(t.agent.core.db.prepare('SELECT change_sequence, baseline FROM inbox').all(), [{ change_sequence: 102, baseline: 1 }]);
     // An older update arriving later is stale: it would roll the till back.
     await t.post(u1);
@@ -191,5 +190,27 @@ describe('delivery semantics', () => {
     const rows = t.agent.core.db.prepare('SELECT status, date_from, date_to FROM pos_availability ORDER BY date_from').all();
     // UNAVAILABLE back to AVAILABLE (not shown in the spec) is taken as the later data winning; ranges re-merge.
     assert.deepEqual(rows, [{ status: 'AVAILABLE', date_from: '2026-12-01', date_to: '2026-12-31' }]);
+  });
+});
+
+describe('pausing', () => {
+  it('stores and acknowledges while paused, applies nothing (not even imports) until resumed', async () => {
+    const t = await startTestAgent();
+    t.agent.setPaused(true);
+    assert.equal((await t.post(u1)).status, 200);
+    const imported = t.agent.core.importPayload(Buffer.from(JSON.stringify(u2)), 'tester');
+    assert.deepEqual(imported.applied, []);
+    await t.settle();
+    assert.equal(t.agent.core.status()[0]!.lastChangeSequence, null);
+    t.agent.setPaused(false);
+    await t.settle();
+    assert.equal(t.agent.core.status()[0]!.lastChangeSequence, 102);
+  });
+
+  it('names a location from the config when the webhook sends no LocationName', async () => {
+    const t = await startTestAgent({ locations: { '10': { name: 'Harbour Café' } } });
+    await t.post({ ...u1, LocationName: undefined });
+    await t.settle();
+    assert.equal(t.agent.core.status()[0]!.locationName, 'Harbour Café');
   });
 });

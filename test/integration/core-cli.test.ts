@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { SAMPLES_DIR, tempDir } from '../helpers/fixtures';
+
+function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), ...args, '--config', config], { encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the CLI', () => {
+  it('imports the samples out of order, shows the gap, fills it, and answers lookups', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
+    const sample = (n: string): string => path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
+
+    assert.equal(cli(config, 'import', sample('01')).status, 0);
+    const third = cli(config, 'import', sample('03'));
+    assert.equal(third.status, 0);
+    assert.match(third.stdout, /Not applied yet/);
+    const waiting = cli(config, 'status');
+    assert.match(waiting.stdout, /last applied ChangeSequence 1041/);
+    assert.match(waiting.stdout, /waiting: update #2 \(ChangeSequence 1043\) needs 1042 first/);
+    const statusJson = JSON.parse(cli(config, 'status', '--json').stdout) as { locations: { waiting: { waitingFor: number }[] }[] };
+    assert.equal(statusJson.locations[0]!.waiting[0]!.waitingFor, 1042);
+
+    const second = cli(config, 'import', sample('02'));
+    assert.match(second.stdout, /Applied location 3021 ChangeSequence 1043/);
+
+    const christmas = JSON.parse(cli(config, 'lookup', '--plu', '1001', '--location', '3021', '--date', '2026-12-25', '--json').stdout) as {
+      date: string; items: { prices: { tariffName: string; sellPrice: string; sellPriceMinor: number; taxCode: string; taxRate: number }[]; availability: { mealPeriod: string; status: string }[] }[];
+    };
+    assert.equal(christmas.date, '2026-12-25');
+    assert.deepEqual(christmas.items[0]!.prices.map((p) => [p.tariffName, p.sellPrice, p.sellPriceMinor, p.taxCode, p.taxRate]), [
+      ['Eat In', '15.00', 1500, 'S', 20],
+      ['Take Away', '10.95', 1095, 'S', 20],
+    ]);
+    assert.deepEqual(christmas.items[0]!.availability, [{ mealPeriod: 'Breakfast', status: 'AVAILABLE', dateFrom: '2026-12-01', dateTo: '2027-02-28' }]);
+    const text = cli(config, 'lookup', '--plu', '2040', '--date', '2027-01-05');
+    assert.match(text.stdout, /Dinner: UNAVAILABLE {2}\(2027-01-04\.\.2027-01-10\)/);
+    assert.match(cli(config, 'deliveries').stdout, /3021 {2}1043 {2}\d+ B {2}applied/);
+  });
+
+  it('force-applies across a gap with a reason, and refuses without one', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
+    const sample = (n: string): string => path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
+    cli(config, 'import', sample('01'));
+    cli(config, 'import', sample('03'));
+    const noReason = cli(config, 'force-apply', '2');
+    assert.equal(noReason.status, 2);
+    assert.match(noReason.stderr, /--reason is required/);
+    const forced = cli(config, 'force-apply', '2', '--reason', 'support says 1042 is lost');
+    assert.equal(forced.status, 0, forced.stderr);
+    assert.match(forced.stdout, /Force-applied location 3021 ChangeSequence 1043/);
+    const again = cli(config, 'force-apply', '2', '--reason', 'again');
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /is applied; only a waiting update can be force-applied \[not_pending\]/);
+  });
+
+  it('exits 4 and keeps the body when an imported payload is refused; 2 for usage errors', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
+    const bad = path.join(dir, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ LocationID: 1, ChangeSequence: 2 }));
+    const refused = cli(config, 'import', bad);
+    assert.equal(refused.status, 4);
+    assert.match(refused.stdout, /Refused: ParentChangeSequence: is required \(kept as quarantine #1\)/);
+    assert.equal(cli(config, 'lookup').status, 2);
+    assert.equal(cli(config, 'lookup', '--plu', '1', '--date', '25/12/2026').status, 2);
+    assert.equal(cli(config, 'no-such-command').status, 2);
+    assert.equal(cli(config, 'status', '--bogus').status, 2);
+  });
+});
