@@ -9,8 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { Prng } from '../src/dev/publisher';
 import { openReadOnly } from '../src/store/database';
 
-const [dbFile, outFile, locationList, maxPluText] = process.argv.slice(2);
-if (!dbFile || !outFile || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts DB OUT LOCATIONS MAX_PLU');
+const [dbFile, outArg, locationList, maxPluText] = process.argv.slice(2);
+if (!dbFile || !outArg || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts DB OUT LOCATIONS MAX_PLU');
+const outFile: string = outArg;
 const locations = locationList.split(',').map(Number);
 const maxPlu = Number(maxPluText);
 const db = openReadOnly(dbFile);

@@ -51,7 +51,14 @@ export class AgentCore {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      // Keeps the query planner's statistics current for the till's lookups (SQLite's advice).
+      this.db.pragma('optimize');
+    } catch {
+      // Best effort: a failing disk must not stop a shutdown.
+    }
+    this.db.close();
   }
 
   /** Applies whatever the chain allows now. */

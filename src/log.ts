@@ -30,7 +30,7 @@ export class Redactor {
     return out
       .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1********')
       .replace(/(Basic\s+)[A-Za-z0-9+/=]{4,}/gi, '$1********')
-      .replace(/("?(?:authorization|password|passphrase|token|bearerToken)"?\s*[:=]\s*"?)(?!(?:null|true|false)\b)[^",\s}]{4,}/gi, '$1********');
+      .replace(/("?(?:authorization|password|passphrase|token|bearerToken)"?\s*[:=]\s*"?)(?!(?:null|true|false|Bearer|Basic)\b)[^",\s}]{4,}/gi, '$1********');
   }
 }
 

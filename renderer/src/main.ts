@@ -88,7 +88,7 @@ class App {
       renderHeader(this.status, summary);
       this.till.setLocations(this.status.locations);
       if (this.current === 'status') {
-        renderStatus(byId('panel-status'), this.status, summary, () => void this.refresh());
+        renderStatus(byId('panel-status'), this.status, summary, () => void this.refresh(), () => this.openOperations());
         await this.chart.refresh();
       } else if (this.current === 'deliveries') await this.deliveries.refresh();
       else if (this.current === 'settings') await this.settings.refresh();
@@ -96,6 +96,13 @@ class App {
     } catch (err) {
       byId('summary-text').textContent = `Cannot read the agent's status: ${errorText(err)}`;
     }
+  }
+
+  /** From a banner on the status tab to the panel with the details and actions. */
+  private openOperations(): void {
+    this.settings.showOperationsNext();
+    this.select('settings');
+    byId<HTMLButtonElement>('tab-settings').focus();
   }
 
   private async togglePause(): Promise<void> {

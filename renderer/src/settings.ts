@@ -1,16 +1,28 @@
 import { errorText, get, send } from './api';
 import { confirmDialog, h, replace, toast } from './dom';
-import type { Panel, SettingsResponse } from './types';
+
+const byIdOrNull = (id: string): HTMLElement | null => document.getElementById(id);
+import type { Panel, RetentionDayKey, SettingsResponse } from './types';
+
+const RETENTION_FIELDS: { key: RetentionDayKey; label: string; help: string }[] = [
+  { key: 'rawPayloadDays', label: 'Update bodies', help: 'the stored copy of each update, counted from when it was applied' },
+  { key: 'quarantineDays', label: 'Refused and conflicting bodies', help: 'updates the agent could not accept' },
+  { key: 'rangeDays', label: 'Ended prices and availability', help: 'counted from the day a price or meal period ended' },
+  { key: 'deliveryDays', label: 'Delivery history', help: 'the list under Deliveries' },
+];
 
 /** Settings a manager may change, the webhook address for head office, and panels other modules add. */
 export class SettingsView {
   readonly element: HTMLElement;
   private readonly main: HTMLElement;
   private readonly panels: HTMLElement;
+  /** The last result of each panel action, kept across refreshes (a toast alone would vanish). */
+  private readonly results = new Map<string, { text: string; kind: 'ok' | 'error' }>();
+  private scrollToOperations = false;
 
   constructor() {
     this.main = h('div', {});
-    this.panels = h('div', { id: 'ops-panels' });
+    this.panels = h('div', { id: 'ops-panels', class: 'ops-panels' });
     this.element = h(
       'div',
       {},
@@ -20,10 +32,25 @@ export class SettingsView {
     );
   }
 
-  async refresh(): Promise<void> {
+  /** `force`: rebuild the forms even while one has focus (after saving), keeping focus on the same control. */
+  async refresh(force = false): Promise<void> {
     const [s, panels] = await Promise.all([get<SettingsResponse>('/api/settings'), get<{ panels: Panel[] }>('/api/panels')]);
-    this.renderMain(s);
+    // Keep what the manager is typing: the 30 s poll and live events do not rebuild a form in use.
+    const focused = this.main.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
+    if (force || !focused) {
+      this.renderMain(s);
+      if (focused?.id) byIdOrNull(focused.id)?.focus();
+    }
     this.renderPanels(panels.panels);
+    if (this.scrollToOperations) {
+      this.scrollToOperations = false;
+      byIdOrNull('ops-heading')?.scrollIntoView({ block: 'start' });
+    }
+  }
+
+  /** The next render scrolls to the Operations section (from a banner on the status tab). */
+  showOperationsNext(): void {
+    this.scrollToOperations = true;
   }
 
   private renderMain(s: SettingsResponse): void {
@@ -67,10 +94,58 @@ export class SettingsView {
         desktop ? null : h('p', { class: 'muted', id: 'start-at-login-note' }, 'This applies to the desktop app only; this window is open in a browser.'),
         h('p', { class: 'muted' }, `Saved in ${s.settingsFile}. Data folder: ${s.dataDir}.`),
       ),
+      this.retentionCard(s),
     );
   }
 
-  private async save(patch: Record<string, unknown>, control: HTMLInputElement): Promise<void> {
+  /**
+   * How long data is kept. A period set here wins over the agent configuration; clearing it (or
+   * entering the configured value) follows the configuration again. Applies from the next prune.
+   */
+  private retentionCard(s: SettingsResponse): HTMLElement {
+    const enabled = s.retention.enabled;
+    const inputs = new Map<RetentionDayKey, HTMLInputElement>();
+    const rows = RETENTION_FIELDS.map((f) => {
+      const configured = s.retention.configured[f.key];
+      const override = s.settings.retention[f.key];
+      const id = `retention-${f.key}`;
+      const input = h('input', { id, type: 'number', min: 1, max: 3650, step: 1, required: true, value: override ?? configured, disabled: !enabled, 'aria-describedby': `${id}-note`, class: 'days' });
+      inputs.set(f.key, input);
+      return h(
+        'tr',
+        {},
+        h('th', { scope: 'row' }, h('label', { for: id }, f.label), h('span', { class: 'sub' }, f.help)),
+        h('td', {}, input, ' days'),
+        h('td', { id: `${id}-note`, class: override === undefined ? 'muted' : 'level-warn' }, override === undefined ? 'as configured' : `set here (configured: ${configured})`),
+      );
+    });
+    const save = h('button', { type: 'button', class: 'primary', disabled: !enabled }, 'Save retention');
+    const reset = h('button', { type: 'button', class: 'secondary', disabled: !enabled || Object.keys(s.settings.retention).length === 0 }, 'Use configured values');
+    save.addEventListener('click', () => {
+      const patch: Partial<Record<RetentionDayKey, number | null>> = {};
+      for (const f of RETENTION_FIELDS) {
+        const input = inputs.get(f.key)!;
+        if (!input.reportValidity()) return;
+        const value = Number(input.value);
+        // The configured value typed back means "follow the configuration" again.
+        patch[f.key] = value === s.retention.configured[f.key] ? null : value;
+      }
+      void this.save({ retention: patch }, save);
+    });
+    reset.addEventListener('click', () => void this.save({ retention: Object.fromEntries(RETENTION_FIELDS.map((f) => [f.key, null])) }, reset));
+    return h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'retention-heading', id: 'retention-settings' },
+      h('h2', { id: 'retention-heading' }, 'How long the agent keeps data'),
+      enabled
+        ? h('p', { class: 'muted' }, 'A period set here wins over the agent configuration and applies from the next prune (see Retention under Operations). Updates still waiting to be applied are never deleted.')
+        : h('p', { class: 'warn' }, 'Retention is switched off in the agent configuration: nothing is deleted. Ask IT to switch it on.'),
+      h('table', { class: 'data retention' }, h('caption', { class: 'visually-hidden' }, 'Retention periods'), h('tbody', {}, ...rows)),
+      h('div', { class: 'row' }, save, reset),
+    );
+  }
+
+  private async save(patch: Record<string, unknown>, control: HTMLInputElement | HTMLButtonElement): Promise<void> {
     control.disabled = true;
     try {
       await send('PUT', '/api/settings', patch);
@@ -78,7 +153,7 @@ export class SettingsView {
     } catch (err) {
       toast(`Not saved: ${errorText(err)}`, 'error');
     }
-    await this.refresh();
+    await this.refresh(true);
   }
 
   private renderPanels(panels: Panel[]): void {
@@ -86,31 +161,44 @@ export class SettingsView {
       replace(this.panels, h('p', { class: 'muted' }, 'No operations panel is installed (tunnel, retention and diagnostics appear here when they are).'));
       return;
     }
+    // A refresh while an action runs must not re-enable its button or drop its "working" state.
+    if (this.panels.querySelector('button[aria-busy="true"]')) return;
     replace(
       this.panels,
-      ...panels.map((p) =>
-        h(
-          'div',
-          { class: 'panel', 'data-panel': p.name },
-          h('h3', {}, p.title),
-          h('dl', { class: 'facts' }, ...p.items.flatMap((i) => [h('dt', {}, i.label), h('dd', { class: i.level ? `level-${i.level}` : '' }, i.value)])),
-          h('div', { class: 'row' }, ...p.actions.map((a) => h('button', { type: 'button', class: 'secondary', onclick: () => void this.runAction(p, a) }, a.label))),
-        ),
-      ),
+      ...panels.map((p) => {
+        const result = this.results.get(p.name);
+        const headingId = `panel-${p.name}-heading`;
+        return h(
+          'section',
+          { class: 'panel', 'data-panel': p.name, 'aria-labelledby': headingId },
+          h('h3', { id: headingId }, p.title),
+          h('dl', { class: 'facts' }, ...p.items.flatMap((i) => [h('dt', {}, i.label), h('dd', { class: `${i.level ? `level-${i.level}` : ''}${i.value.includes('\n') ? ' pre' : ''}` }, i.value)])),
+          p.actions.length === 0 ? null : h('div', { class: 'row' }, ...p.actions.map((a) => h('button', { type: 'button', class: 'secondary', 'data-action': a.id, onclick: (e: Event) => void this.runAction(p, a, e.currentTarget as HTMLButtonElement) }, a.label))),
+          h('p', { class: `action-result${result ? ` action-result-${result.kind}` : ''}`, role: 'status', 'aria-live': 'polite' }, result?.text ?? ''),
+        );
+      }),
     );
   }
 
-  private async runAction(panel: Panel, action: Panel['actions'][number]): Promise<void> {
+  private async runAction(panel: Panel, action: Panel['actions'][number], button: HTMLButtonElement): Promise<void> {
     if (action.confirm) {
-      const answer = await confirmDialog({ title: action.label, body: [h('p', {}, action.confirm)], confirmLabel: action.label });
+      const answer = await confirmDialog({ title: `${action.label}?`, body: [h('p', {}, action.confirm)], confirmLabel: action.label });
       if (!answer.confirmed) return;
     }
+    button.disabled = true;
+    button.setAttribute('aria-busy', 'true');
+    const label = button.textContent;
+    button.textContent = 'Working…';
     try {
       const r = await send<{ message: string }>('POST', `/api/panels/${encodeURIComponent(panel.name)}/actions/${encodeURIComponent(action.id)}`, {});
+      this.results.set(panel.name, { text: r.message, kind: 'ok' });
       toast(r.message);
     } catch (err) {
+      this.results.set(panel.name, { text: errorText(err), kind: 'error' });
       toast(errorText(err), 'error');
     }
+    button.removeAttribute('aria-busy');
+    button.textContent = label;
     await this.refresh();
   }
 }

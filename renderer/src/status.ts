@@ -1,4 +1,4 @@
-import { summarise, locationLabel, type Light, type Summary } from '../../src/admin/summary';
+import { summarise, locationLabel, type Light, type OperationsAlert, type Summary } from '../../src/admin/summary';
 import { errorText, send } from './api';
 import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
 import type { StatusLocation, StatusResponse } from './types';
@@ -10,7 +10,13 @@ export function lightBadge(light: Light): HTMLElement {
 }
 
 export function summaryOf(status: StatusResponse): Summary {
-  return summarise(status.locations, { now: new Date(), paused: status.paused, gapAlertMinutes: status.gapAlertMinutes, formatTime: (iso) => shortTime(iso) });
+  return summarise(status.locations, {
+    now: new Date(),
+    paused: status.paused,
+    gapAlertMinutes: status.gapAlertMinutes,
+    alerts: status.alerts ?? [],
+    formatTime: (iso) => shortTime(iso),
+  });
 }
 
 /** The bar at the top: light, label and headline, and the pause button's state. */
@@ -19,14 +25,41 @@ export function renderHeader(status: StatusResponse, summary: Summary): void {
   const label = byId('summary-label');
   label.className = `badge badge-${summary.light}`;
   label.textContent = LIGHT_LABEL[summary.light];
-  byId('summary-text').textContent = summary.headline;
+  const text = byId('summary-text');
+  text.textContent = summary.headline;
+  // The headline can be long (an operations problem comes first); the whole of it stays readable on hover.
+  text.title = summary.headline;
   const pause = byId<HTMLButtonElement>('pause-button');
   pause.textContent = status.paused ? 'Resume applying' : 'Pause applying';
   pause.setAttribute('aria-pressed', String(status.paused));
 }
 
-export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void): void {
+/**
+ * One banner per operations problem (tunnel, disk, clock, backups), worst first, above the location
+ * cards: these are why updates may stop arriving, so they come before the per-location detail.
+ */
+function alertBanners(alerts: readonly OperationsAlert[], openOperations: () => void): HTMLElement {
+  return h(
+    'div',
+    { id: 'ops-alerts', class: 'ops-alerts' },
+    ...alerts.map((a) => {
+      const kind = a.light ?? 'info';
+      const titleId = `alert-${a.id}-title`;
+      return h(
+        'section',
+        { class: `alert alert-${kind}`, 'data-alert': a.id, 'aria-labelledby': titleId },
+        h('h2', { id: titleId }, a.light ? lightBadge(a.light) : h('span', { class: 'badge' }, 'Note'), ' ', a.title),
+        h('p', {}, a.text),
+        a.details && a.details.length > 0 ? h('ul', { class: 'alert-details' }, ...a.details.map((d) => h('li', {}, d))) : null,
+        h('button', { type: 'button', class: 'link', onclick: () => openOperations() }, 'Details under Settings → Operations'),
+      );
+    }),
+  );
+}
+
+export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void, openOperations: () => void = () => undefined): void {
   const chartHolder = container.querySelector('#chart-section');
+  const banners = alertBanners(summary.alerts, openOperations);
   const cards: Child[] = status.locations.map((l) => locationCard(l, summary.locations.find((s) => s.locationId === l.locationId)!, refresh));
   const list = h('div', { class: 'cards', id: 'location-cards' }, ...cards);
   if (status.locations.length === 0) {
@@ -34,8 +67,10 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
   }
   // The chart keeps its element across refreshes (uPlot owns it); only the location cards are rebuilt.
   const existing = container.querySelector('#location-cards');
-  if (existing) existing.replaceWith(list);
-  else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), list, chartHolder);
+  if (existing) {
+    container.querySelector('#ops-alerts')?.replaceWith(banners);
+    existing.replaceWith(list);
+  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, list, chartHolder);
 }
 
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {

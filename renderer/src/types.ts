@@ -1,13 +1,15 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
-import type { StatusLocation } from '../../src/admin/summary';
+import type { OperationsAlert, StatusLocation } from '../../src/admin/summary';
 
-export type { StatusLocation };
+export type { OperationsAlert, StatusLocation };
 
 export interface StatusResponse {
   readonly generatedAt: string;
   readonly paused: boolean;
   readonly gapAlertMinutes: number;
   readonly locations: StatusLocation[];
+  /** Banners from the operations services (tunnel, disk, clock, backups). */
+  readonly alerts: OperationsAlert[];
 }
 
 export interface DeliveryRow {
@@ -55,8 +57,11 @@ export interface TillAnswer {
   readonly availability: { readonly mealPeriod: string; readonly status: 'AVAILABLE' | 'UNAVAILABLE'; readonly dateFrom: string; readonly dateTo: string }[];
 }
 
+export type RetentionDayKey = 'rawPayloadDays' | 'quarantineDays' | 'rangeDays' | 'deliveryDays';
+
 export interface SettingsResponse {
-  readonly settings: { readonly startAtLogin: boolean };
+  readonly settings: { readonly startAtLogin: boolean; readonly retention: Partial<Record<RetentionDayKey, number>> };
+  readonly retention: { readonly enabled: boolean; readonly configured: Record<RetentionDayKey, number> };
   readonly settingsFile: string;
   readonly shell: 'browser' | 'electron';
   readonly webhookUrl: string | null;

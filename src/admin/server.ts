@@ -10,7 +10,7 @@ import { AppError } from '../errors';
 import { errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
 import { storedBody } from '../store/queries';
-import { isAdminPanelProvider } from './extensions';
+import { isAdminAlertProvider, isAdminPanelProvider, type OperationsAlert } from './extensions';
 import {
   CSRF_HEADER,
   SECURITY_HEADERS,
@@ -64,11 +64,35 @@ function optionalPositiveInt(value: unknown, name: string): number | null {
   return value === undefined || value === '' ? null : positiveInt(value, name);
 }
 
-/** The webhook URL to give head office: the public one when configured, else the local listener's. */
-export function webhookUrlForHeadOffice(agent: AdminAgent): { url: string | null; isPublic: boolean } {
+/**
+ * The webhook URL to give head office: `admin.publicWebhookUrl` when IT set it, else the supervised
+ * tunnel's public address with the webhook path, else the local listener's (with a warning).
+ */
+export function webhookUrlForHeadOffice(agent: Pick<AdminAgent, 'config' | 'webhook'>): { url: string | null; isPublic: boolean } {
   const configured = agent.config.admin.publicWebhookUrl;
   if (configured) return { url: configured, isPublic: true };
+  const tunnel = agent.config.tunnel;
+  if (tunnel) return { url: `${tunnel.publicUrl.replace(/\/+$/, '')}${agent.config.webhook.path}`, isPublic: true };
   return { url: agent.webhook?.url ?? null, isPublic: false };
+}
+
+/**
+ * Banners from the operations services (tunnel, disk, clock, backups), in the order of
+ * `panelServices`. A service that fails to say is itself reported, not allowed to break the status.
+ */
+export function collectAlerts(agent: Pick<AdminAgent, 'service'>, panelServices: readonly string[], log: Logger): OperationsAlert[] {
+  const out: OperationsAlert[] = [];
+  for (const name of panelServices) {
+    const provider = agent.service(name);
+    if (!isAdminAlertProvider(provider)) continue;
+    try {
+      out.push(...provider.adminAlerts());
+    } catch (err) {
+      log.error(`alerts of ${name}:`, err);
+      out.push({ id: name, light: null, title: `The ${name} check could not be read.`, text: 'See the agent log.' });
+    }
+  }
+  return out;
 }
 
 const MAX_EVENT_CLIENTS = 16;
@@ -158,6 +182,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
       paused: agent.isPaused,
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
       locations: core.status(),
+      alerts: collectAlerts(agent, deps.panelServices, log),
     });
   });
 
@@ -239,6 +264,16 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
       webhookUrlIsPublic: webhook.isPublic,
       localWebhookUrl: agent.webhook?.url ?? null,
       dataDir: agent.config.dataDir,
+      // What the window's retention settings override (docs/status-window.md: the window's value wins).
+      retention: {
+        enabled: agent.config.retention.enabled,
+        configured: {
+          rawPayloadDays: agent.config.retention.rawPayloadDays,
+          quarantineDays: agent.config.retention.quarantineDays,
+          rangeDays: agent.config.retention.rangeDays,
+          deliveryDays: agent.config.retention.deliveryDays,
+        },
+      },
     });
   });
 
@@ -269,7 +304,14 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   app.post('/api/panels/:name/actions/:id', async (req, res) => {
     const provider = panels().find((p) => p.name === req.params.name)?.provider;
     if (!isAdminPanelProvider(provider)) throw new AppError('not_found', 404, 'no such panel');
-    res.json(await provider.runAdminAction(String(req.params.id), actor()));
+    const action = String(req.params.id);
+    const result = await provider.runAdminAction(action, actor());
+    // Operator actions are audited like force-apply (who, what, when); the message says what happened.
+    core.db
+      .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
+      .run(new Date().toISOString(), actor(), `panel:${String(req.params.name)}:${action}`, JSON.stringify({ message: result.message }));
+    log.info(`status window: ${String(req.params.name)} action ${action} by ${actor()}: ${result.message}`);
+    res.json(result);
   });
 
   app.use('/api/staff', staffRoutes(agent, log));
@@ -283,7 +325,9 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     if (!core.db.open) return;
     let fingerprint: string;
     try {
-      fingerprint = `${changeFingerprint(core.db)}|${agent.isPaused}`;
+      // Operations alerts change without touching the database (a tunnel dying): part of the fingerprint.
+      const alerts = collectAlerts(agent, deps.panelServices, log).map((a) => `${a.id}:${a.light}:${a.title}:${a.text}`);
+      fingerprint = `${changeFingerprint(core.db)}|${agent.isPaused}|${alerts.join('|')}`;
     } catch (err) {
       log.error('status window live check:', err);
       return;

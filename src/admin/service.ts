@@ -1,13 +1,13 @@
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
-import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
+import { collectAlerts, defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { UiSettingsStore, type UiSettings } from './settings';
 import { summarise, type Summary } from './summary';
 import { loadOrCreateToken, tokenFilePath } from './token';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
-export const DEFAULT_PANEL_SERVICES: readonly string[] = ['ops', 'tunnel', 'disk', 'backup', 'retention', 'clock'];
+export const DEFAULT_PANEL_SERVICES: readonly string[] = ['tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
 
 export interface AdminServiceOptions {
   readonly shell?: 'browser' | 'electron';
@@ -91,6 +91,7 @@ export class AdminService implements AgentService {
       now,
       paused: this.agent.isPaused,
       gapAlertMinutes: this.config.admin.gapAlertMinutes,
+      alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),
       formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
     });
   }

@@ -54,6 +54,8 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private warned = new Set<string>();
+  /** The last check's result: the timezone scan costs tens of ms, too much for every status read. */
+  private last: ClockState | null = null;
 
   constructor(
     private readonly config: Readonly<Config>,
@@ -80,8 +82,13 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     return clockState(this.config, this.machine(), this.watch.observations(), new Date());
   }
 
+  /** As of the last check (every checkIntervalMinutes and on each new clock observation). */
+  current(): ClockState {
+    return this.last ?? this.check();
+  }
+
   adminPanel(): PanelView {
-    return clockPanel(this.state(), expectedTimezones(this.config));
+    return clockPanel(this.current(), expectedTimezones(this.config));
   }
 
   runAdminAction(id: string, _actor: string): { message: string } {
@@ -89,7 +96,7 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   }
 
   adminAlerts(): OperationsAlert[] {
-    return clockAlerts(this.state());
+    return clockAlerts(this.current());
   }
 
   /** Logs each distinct problem once (per source / timezone pair) until it clears. */
@@ -99,6 +106,7 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     for (const o of state.wrongClock) if (!this.warned.has(`skew:${o.source}`)) this.log.warn(describeSkew(o));
     for (const m of state.timezoneMismatches) if (!this.warned.has(`tz:${m.locationTimezone}`)) this.log.warn(describeMismatch(m));
     this.warned = keys;
+    this.last = state;
     return state;
   }
 }

@@ -52,13 +52,13 @@ export function tunnelAlerts(state: TunnelState, restartAfterFailedChecks: numbe
       return [];
     case 'starting':
       // The first start connects for a few seconds; only a restart is worth a banner.
-      if (state.reason === null) return [];
+      if (state.restarts === 0) return [];
       return [
         {
           id: 'tunnel',
           light: 'amber',
           title: 'The tunnel is restarting — updates cannot arrive meanwhile.',
-          text: `${address} It was restarted (${state.reason.replace(/^restarted: /, '')}) and is connecting again.`,
+          text: `${address} It was restarted${state.reason ? ` (${state.reason.replace(/^restarted: /, '')})` : ''} and is connecting again.`,
           details: tail,
         },
       ];
@@ -254,18 +254,20 @@ export function retentionDaysText(state: RetentionState, key: RetentionDayKey, c
   return state.effective.source[key] === 'window' ? `${unit} (set in this window; configured: ${configured})` : `${unit} (configured)`;
 }
 
-const COUNT_LABEL: Record<keyof PruneCounts, string> = {
-  rawBodies: 'update bodies',
-  conflictBodies: 'conflicting bodies',
-  quarantine: 'refused bodies',
-  deliveries: 'delivery rows',
-  priceRanges: 'price ranges',
-  availabilityRanges: 'availability ranges',
+const COUNT_LABEL: Record<keyof PruneCounts, readonly [string, string]> = {
+  rawBodies: ['update body', 'update bodies'],
+  conflictBodies: ['conflicting body', 'conflicting bodies'],
+  quarantine: ['refused body', 'refused bodies'],
+  deliveries: ['delivery row', 'delivery rows'],
+  priceRanges: ['price range', 'price ranges'],
+  availabilityRanges: ['availability range', 'availability ranges'],
 };
 
-/** "12 update bodies, 3 delivery rows" or "nothing". */
+/** "12 update bodies, 1 delivery row" or "nothing was old enough". */
 export function pruneCountsText(counts: PruneCounts): string {
-  const parts = (Object.keys(COUNT_LABEL) as (keyof PruneCounts)[]).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${COUNT_LABEL[k]}`);
+  const parts = (Object.keys(COUNT_LABEL) as (keyof PruneCounts)[])
+    .filter((k) => counts[k] > 0)
+    .map((k) => `${counts[k]} ${COUNT_LABEL[k][counts[k] === 1 ? 0 : 1]}`);
   return parts.length === 0 ? 'nothing was old enough' : parts.join(', ');
 }
 

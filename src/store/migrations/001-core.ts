@@ -78,8 +78,10 @@ CREATE TABLE items (
   item_name   TEXT NOT NULL,
   item_type   TEXT NOT NULL CHECK (item_type IN ('RECIPE', 'MENU')),
   updated_by  INTEGER NOT NULL,
-  PRIMARY KEY (location_id, item_id)
-) STRICT, WITHOUT ROWID;
+  -- A rowid table (not WITHOUT ROWID): with it, SQLite's planner picks items_plu for a PLU lookup
+  -- even before ANALYZE has gathered statistics.
+  UNIQUE (location_id, item_id)
+) STRICT;
 CREATE INDEX items_plu ON items (location_id, plu);
 
 CREATE TABLE price_ranges (
@@ -135,14 +137,15 @@ CREATE TABLE audit_log (
 ) STRICT;
 
 -- The POS contract. Columns and meanings are stable; internals above may change.
+-- location_id comes from items so that a lookup by (location_id, plu) uses items_plu.
 CREATE VIEW pos_prices AS
-SELECT p.location_id, i.plu, p.item_id, i.item_name, i.item_type, p.tariff_name, p.price_model,
+SELECT i.location_id, i.plu, p.item_id, i.item_name, i.item_type, p.tariff_name, p.price_model,
        p.tax_code, p.tax_rate, p.sell_price_minor, p.sell_price, p.currency, p.date_from, p.date_to
 FROM price_ranges p
 JOIN items i ON i.location_id = p.location_id AND i.item_id = p.item_id;
 
 CREATE VIEW pos_availability AS
-SELECT a.location_id, i.plu, a.item_id, i.item_name, a.meal_period, a.status, a.date_from, a.date_to
+SELECT i.location_id, i.plu, a.item_id, i.item_name, a.meal_period, a.status, a.date_from, a.date_to
 FROM availability_ranges a
 JOIN items i ON i.location_id = a.location_id AND i.item_id = a.item_id;
 

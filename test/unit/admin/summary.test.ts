@@ -68,4 +68,30 @@ describe('summarise', () => {
     assert.deepEqual(s.locations.map((l) => l.light), ['green', 'red', 'amber']);
     assert.equal(s.headline, '2 locations need attention.');
   });
+  it('puts operations problems that stop updates into the light and the headline, worst first', () => {
+    const tunnel = { id: 'tunnel', light: 'red' as const, title: 'Head office cannot reach this PC.', text: 't' };
+    const disk = { id: 'disk', light: 'amber' as const, title: 'Disk space is low.', text: 'd' };
+    const clock = { id: 'clock', light: null, title: 'Clock looks wrong.', text: 'c' };
+    const s = summarise([location()], { ...options, alerts: [clock, disk, tunnel] });
+    assert.equal(s.light, 'red');
+    assert.deepEqual(s.alerts.map((a) => a.id), ['tunnel', 'disk', 'clock']);
+    // "Up to date" would overstate it while updates may not be arriving.
+    assert.equal(s.headline, 'Head office cannot reach this PC. Disk space is low. Everything received so far is applied.');
+    assert.deepEqual(s.locations[0]!.lines, ['Up to date: update 1041 applied 09:00.'], 'the location card still says what was applied');
+    const amber = summarise([location()], { ...options, alerts: [disk] });
+    assert.equal(amber.light, 'amber');
+  });
+  it('shows alerts without a light but does not change the light for them', () => {
+    const s = summarise([location()], { ...options, alerts: [{ id: 'clock', light: null, title: 'Clock looks wrong.', text: 'c' }] });
+    assert.equal(s.light, 'green');
+    assert.equal(s.headline, 'The till is up to date.');
+    assert.equal(s.alerts.length, 1);
+  });
+  it('keeps the location wording and pause after an alert', () => {
+    const tunnel = { id: 'tunnel', light: 'amber' as const, title: 'The tunnel is restarting.', text: 't' };
+    const s = summarise([location({ conflicts: 1 })], { ...options, paused: true, alerts: [tunnel] });
+    assert.equal(s.light, 'red');
+    assert.equal(s.headline, 'Applying updates is paused (deliveries are still received). The tunnel is restarting. 1 location needs attention.');
+    assert.equal(summarise([], { ...options, alerts: [tunnel] }).headline, 'The tunnel is restarting. No updates received yet from head office.');
+  });
 });
