@@ -93,13 +93,28 @@ async function main(): Promise<void> {
     await waitFor('the large publication to be applied', () => withReader(dataDir, (db) => (db.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = 9000').get() as { s: number | null } | undefined)?.s === largeUpdate.changeSequence), 120_000, 20);
     largeWindow = { from, to: performance.timeOrigin + performance.now(), ackMs };
   })();
+  let acked = 0;
+  const progress = setInterval(() => log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${acked} deliveries acknowledged${largeWindow ? ', large publication applied' : ''}${process.env.CHILD_AGENT_LOG ? `\n${agent.stderr().slice(-600)}` : ''}`), 5000);
   const report = await runDeliveries({ url: agent.url, timeoutMs: 60_000 }, plan, {
+    onOutcome: (_d, o) => {
+      if (o.acked) acked++;
+    },
     concurrency: LOCATIONS,
     retry: { baseDelayMs: 100, maxDelayMs: 2000, factor: 2 },
     stop: () => performance.now() > deadline,
   });
+  log('  deliveries stopped; waiting for the large publication');
   await largeRun;
+  clearInterval(progress);
   const elapsedS = (performance.now() - started) / 1000;
+  // Stopping mid-chain leaves gaps (an update acknowledged whose parent was never sent): send the
+  // missing links, as head office eventually would, so every acknowledged update can apply.
+  const ackedKeys = new Set(report.acked.map((a) => `${a.locationId}/${a.changeSequence}`));
+  const missing = chains.flatMap((c) => {
+    const last = Math.max(-1, ...c.updates.filter((u) => ackedKeys.has(`${u.locationId}/${u.changeSequence}`)).map((u) => u.index));
+    return c.updates.filter((u) => u.index <= last && !ackedKeys.has(`${u.locationId}/${u.changeSequence}`));
+  });
+  await runDeliveries({ url: agent.url }, { deliveries: missing.map((update) => ({ update, copy: 0, delayMs: 0 })), dropped: [] }, { concurrency: 8, firstPublicationFirst: false });
   // Let the applier finish what was acknowledged, then read the figures.
   await waitFor('the applier to drain', () => withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n === 0), 120_000, 100);
   const appliedTotal = withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND location_id <> 9000").get() as { n: number }).n);

@@ -163,6 +163,9 @@ export class SettingsView {
     }
     // A refresh while an action runs must not re-enable its button or drop its "working" state.
     if (this.panels.querySelector('button[aria-busy="true"]')) return;
+    // Rebuilt on every live refresh: keep keyboard focus on the same action button.
+    const focused = this.panels.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
+    const focusKey = focused?.dataset.action ? `[data-panel="${focused.closest<HTMLElement>('[data-panel]')?.dataset.panel ?? ''}"] [data-action="${focused.dataset.action}"]` : null;
     replace(
       this.panels,
       ...panels.map((p) => {
@@ -178,6 +181,7 @@ export class SettingsView {
         );
       }),
     );
+    if (focusKey) this.panels.querySelector<HTMLElement>(focusKey)?.focus();
   }
 
   private async runAction(panel: Panel, action: Panel['actions'][number], button: HTMLButtonElement): Promise<void> {
@@ -191,14 +195,15 @@ export class SettingsView {
     button.textContent = 'Working…';
     try {
       const r = await send<{ message: string }>('POST', `/api/panels/${encodeURIComponent(panel.name)}/actions/${encodeURIComponent(action.id)}`, {});
+      // Shown in the panel (a live region) rather than a toast: it stays, and a toast would cover it.
       this.results.set(panel.name, { text: r.message, kind: 'ok' });
-      toast(r.message);
     } catch (err) {
       this.results.set(panel.name, { text: errorText(err), kind: 'error' });
-      toast(errorText(err), 'error');
     }
     button.removeAttribute('aria-busy');
     button.textContent = label;
     await this.refresh();
+    // The panel was rebuilt: give focus back to the (new) button, so a keyboard user stays in place.
+    this.panels.querySelector<HTMLElement>(`[data-panel="${panel.name}"] [data-action="${action.id}"]`)?.focus();
   }
 }

@@ -1,40 +1,10 @@
 import { errorText, get, send } from './api';
 import { ago, h, replace, shortTime, toast } from './dom';
 
-interface Freshness {
-  readonly resource: string;
-  readonly refreshedAt: string | null;
-  readonly ageMinutes: number | null;
-  readonly stale: boolean;
-  readonly lastAttemptAt: string | null;
-  readonly lastError: string | null;
-}
-interface Summary {
-  readonly employeeId: number;
-  readonly employeeNumber: string | null;
-  readonly name: string;
-  readonly former: boolean;
-  readonly furloughed: boolean | null;
-}
-interface Residency {
-  readonly status: string | null;
-  readonly shareCode: string | null;
-  readonly expiryDate: string | null;
-  readonly daysToExpiry: number | null;
-  readonly warning: string | null;
-}
-interface Accrual {
-  readonly balanceText: string;
-  readonly flexible: boolean | null;
-  readonly avgHoursPerDay: number | null;
-  readonly avgHoursPerWeek: number | null;
-  readonly avgDaysPerWeek: number | null;
-  readonly dayRate: string | null;
-  readonly asOf: string | null;
-  readonly fetchedAt: string;
-  readonly source: 'live' | 'cache';
-  readonly liveError: string | null;
-}
+// The staff lookups' own JSON types (src/employees/model.ts is type-only and import-free).
+import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffSummary as Summary } from '../../src/employees/model';
+
+/** The person card the admin API builds from the staff lookups (src/admin/server.ts). */
 interface Card {
   readonly employeeId: number;
   readonly employeeNumber: string | null;
@@ -53,6 +23,7 @@ interface Card {
   readonly accrual: Accrual | null;
   readonly freshness: Freshness;
 }
+
 interface StaffState {
   readonly configured: boolean;
   readonly syncing?: boolean;

@@ -1,7 +1,8 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
 import type { OperationsAlert, StatusLocation } from '../../src/admin/summary';
+import type { DeliveryRow, TillAnswer } from '../../src/store/read-models';
 
-export type { OperationsAlert, StatusLocation };
+export type { DeliveryRow, OperationsAlert, StatusLocation, TillAnswer };
 
 export interface StatusResponse {
   readonly generatedAt: string;
@@ -12,22 +13,6 @@ export interface StatusResponse {
   readonly alerts: OperationsAlert[];
 }
 
-export interface DeliveryRow {
-  readonly id: number;
-  readonly receivedAt: string;
-  readonly sender: string | null;
-  readonly source: string;
-  readonly bytes: number;
-  readonly locationId: number | null;
-  readonly changeSequence: number | null;
-  readonly result: 'applied' | 'waiting' | 'duplicate' | 'conflict' | 'stale' | 'superseded' | 'rejected';
-  readonly httpStatus: number;
-  readonly reason: string | null;
-  readonly inboxId: number | null;
-  readonly quarantineId: number | null;
-  readonly applyMs: number | null;
-}
-
 export interface DailyStats {
   readonly timeZone: string;
   readonly days: string[];
@@ -35,26 +20,6 @@ export interface DailyStats {
   readonly rejected: number[];
   readonly applyMsMean: (number | null)[];
   readonly applyMsMax: (number | null)[];
-}
-
-export interface TillAnswer {
-  readonly locationId: number;
-  readonly plu: string;
-  readonly itemId: string;
-  readonly itemName: string;
-  readonly itemType: string;
-  readonly prices: {
-    readonly tariffName: string;
-    readonly priceModel: string | null;
-    readonly taxCode: string;
-    readonly taxRate: number;
-    readonly sellPriceMinor: number;
-    readonly sellPrice: string;
-    readonly currency: string;
-    readonly dateFrom: string;
-    readonly dateTo: string;
-  }[];
-  readonly availability: { readonly mealPeriod: string; readonly status: 'AVAILABLE' | 'UNAVAILABLE'; readonly dateFrom: string; readonly dateTo: string }[];
 }
 
 export type RetentionDayKey = 'rawPayloadDays' | 'quarantineDays' | 'rangeDays' | 'deliveryDays';

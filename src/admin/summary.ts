@@ -4,27 +4,10 @@
  * the tray).
  */
 
-/** The shape of LocationStatus as it travels as JSON (see src/store/queries.ts). */
-export interface StatusLocation {
-  readonly locationId: number;
-  readonly locationName: string | null;
-  readonly currency: string | null;
-  readonly lastChangeSequence: number | null;
-  readonly lastAppliedAt: string | null;
-  readonly firstSeenAt: string;
-  readonly waiting: readonly {
-    readonly inboxId: number;
-    readonly changeSequence: number;
-    readonly parentChangeSequence: number;
-    readonly receivedAt: string;
-    readonly reason: 'waiting' | 'fork' | 'needs-adoption';
-    readonly waitingFor: number | null;
-    readonly note: string | null;
-  }[];
-  readonly conflicts: number;
-  readonly warnings: number;
-  readonly recentWarnings: readonly { readonly id: number; readonly inboxId: number; readonly changeSequence: number; readonly path: string; readonly message: string; readonly createdAt: string }[];
-}
+import type { LocationStatus } from '../store/read-models';
+
+/** A location's sync state as it travels as JSON. */
+export type StatusLocation = LocationStatus;
 
 export type Light = 'green' | 'amber' | 'red';
 

@@ -101,7 +101,8 @@ export function tunnelAlerts(state: TunnelState, restartAfterFailedChecks: numbe
 
 export function tunnelPanel(state: TunnelState, webhookPath: string, fmt: FormatTime): PanelView {
   const items: PanelItem[] = [
-    { label: 'State', value: tunnelStateText(state), level: tunnelLevel(state) },
+    { label: 'State', value: TUNNEL_PHASE_TEXT[state.phase], level: tunnelLevel(state) },
+    ...(state.reason ? [{ label: 'Why', value: state.reason, level: tunnelLevel(state) }] : []),
     { label: 'Public address', value: state.publicUrl },
     { label: 'Webhook address for head office', value: `${state.publicUrl.replace(/\/+$/, '')}${webhookPath}` },
   ];

@@ -1,41 +1,10 @@
 import { decideApply, type BaselinePolicy } from '../domain/sequence';
 import type { Db } from './database';
+import type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
+
+export type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow };
 
 /** Read models for `status`, `lookup`, the admin API and the status window. Read-only. */
-
-export interface WaitingUpdate {
-  readonly inboxId: number;
-  readonly changeSequence: number;
-  readonly parentChangeSequence: number;
-  readonly receivedAt: string;
-  /** waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption: first update under the operator policy. */
-  readonly reason: 'waiting' | 'fork' | 'needs-adoption';
-  /** The ChangeSequence that must be applied before this one can be (its parent). */
-  readonly waitingFor: number | null;
-  readonly note: string | null;
-}
-
-export interface WarningRow {
-  readonly id: number;
-  readonly inboxId: number;
-  readonly changeSequence: number;
-  readonly path: string;
-  readonly message: string;
-  readonly createdAt: string;
-}
-
-export interface LocationStatus {
-  readonly locationId: number;
-  readonly locationName: string | null;
-  readonly currency: string | null;
-  readonly lastChangeSequence: number | null;
-  readonly lastAppliedAt: string | null;
-  readonly firstSeenAt: string;
-  readonly waiting: readonly WaitingUpdate[];
-  readonly conflicts: number;
-  readonly warnings: number;
-  readonly recentWarnings: readonly WarningRow[];
-}
 
 export function locationStatuses(db: Db, policy: BaselinePolicy): LocationStatus[] {
   const locations = db
@@ -109,35 +78,6 @@ export function acknowledgeWarnings(db: Db, actor: string, locationId: number | 
     .immediate();
 }
 
-export interface PriceAnswer {
-  readonly tariffName: string;
-  readonly priceModel: string | null;
-  readonly taxCode: string;
-  readonly taxRate: number;
-  readonly sellPriceMinor: number;
-  readonly sellPrice: string;
-  readonly currency: string;
-  readonly dateFrom: string;
-  readonly dateTo: string;
-}
-
-export interface AvailabilityAnswer {
-  readonly mealPeriod: string;
-  readonly status: 'AVAILABLE' | 'UNAVAILABLE';
-  readonly dateFrom: string;
-  readonly dateTo: string;
-}
-
-export interface TillAnswer {
-  readonly locationId: number;
-  readonly plu: string;
-  readonly itemId: string;
-  readonly itemName: string;
-  readonly itemType: string;
-  readonly prices: PriceAnswer[];
-  readonly availability: AvailabilityAnswer[];
-}
-
 /**
  * What the till will charge for a PLU on a date, read through the POS views themselves so the answer
  * is the one the POS gets. Every item with that PLU is listed (PLUs are not unique).
@@ -192,23 +132,6 @@ export function lookupPlu(db: Db, plu: string, date: string, locationId: number 
       .filter((a) => a.location_id === i.location_id && a.item_id === i.item_id)
       .map((a) => ({ mealPeriod: a.meal_period, status: a.status, dateFrom: a.date_from, dateTo: a.date_to })),
   }));
-}
-
-export interface DeliveryRow {
-  readonly id: number;
-  readonly receivedAt: string;
-  readonly sender: string | null;
-  readonly source: string;
-  readonly bytes: number;
-  readonly locationId: number | null;
-  readonly changeSequence: number | null;
-  /** accepted deliveries show where their update is now: applied / waiting / stale / superseded. */
-  readonly result: 'applied' | 'waiting' | 'duplicate' | 'conflict' | 'stale' | 'superseded' | 'rejected';
-  readonly httpStatus: number;
-  readonly reason: string | null;
-  readonly inboxId: number | null;
-  readonly quarantineId: number | null;
-  readonly applyMs: number | null;
 }
 
 export function recentDeliveries(db: Db, limit = 100, beforeId: number | null = null): DeliveryRow[] {

@@ -86,10 +86,12 @@ describe('tunnel in the window', () => {
     assert.equal(byLabel.get('Webhook address for head office')!.value, 'https://pos-0042.example.com/webhook/menu-cycles');
     assert.equal(byLabel.get('Last check from outside')!.value, 'answered in 12 ms at <09:01:00>');
     assert.equal(byLabel.has('Last output'), false);
+    assert.equal(byLabel.has('Why'), false);
     assert.deepEqual(running.actions.map((a) => a.id), ['restart']);
     const down = tunnelPanel(tunnel({ phase: 'restarting', reason: 'exited with code 3', nextRestartAt: '2027-01-04T09:03:00.000Z' }), '/w', fmt);
     const downBy = new Map(down.items.map((i) => [i.label, i]));
-    assert.equal(downBy.get('State')!.value, 'restarting (exited with code 3)');
+    assert.equal(downBy.get('State')!.value, 'restarting');
+    assert.equal(downBy.get('Why')!.value, 'exited with code 3');
     assert.equal(downBy.get('State')!.level, 'warn');
     assert.equal(downBy.get('Next start')!.value, '<09:03:00>');
     assert.equal(downBy.get('Last output')!.value, 'INF Registered tunnel connection\nERR connection to edge lost');

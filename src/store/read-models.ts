@@ -1,0 +1,84 @@
+/**
+ * The read models the CLI, the admin API and the status window share, as they travel as JSON.
+ * Types only, with no imports, so the renderer's bundle can use this same file.
+ */
+
+export interface WaitingUpdate {
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly parentChangeSequence: number;
+  readonly receivedAt: string;
+  /** waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption: first update under the operator policy. */
+  readonly reason: 'waiting' | 'fork' | 'needs-adoption';
+  /** The ChangeSequence that must be applied before this one can be (its parent). */
+  readonly waitingFor: number | null;
+  readonly note: string | null;
+}
+
+export interface WarningRow {
+  readonly id: number;
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly path: string;
+  readonly message: string;
+  readonly createdAt: string;
+}
+
+export interface LocationStatus {
+  readonly locationId: number;
+  readonly locationName: string | null;
+  readonly currency: string | null;
+  readonly lastChangeSequence: number | null;
+  readonly lastAppliedAt: string | null;
+  readonly firstSeenAt: string;
+  readonly waiting: readonly WaitingUpdate[];
+  readonly conflicts: number;
+  readonly warnings: number;
+  readonly recentWarnings: readonly WarningRow[];
+}
+
+export interface PriceAnswer {
+  readonly tariffName: string;
+  readonly priceModel: string | null;
+  readonly taxCode: string;
+  readonly taxRate: number;
+  readonly sellPriceMinor: number;
+  readonly sellPrice: string;
+  readonly currency: string;
+  readonly dateFrom: string;
+  readonly dateTo: string;
+}
+
+export interface AvailabilityAnswer {
+  readonly mealPeriod: string;
+  readonly status: 'AVAILABLE' | 'UNAVAILABLE';
+  readonly dateFrom: string;
+  readonly dateTo: string;
+}
+
+export interface TillAnswer {
+  readonly locationId: number;
+  readonly plu: string;
+  readonly itemId: string;
+  readonly itemName: string;
+  readonly itemType: string;
+  readonly prices: PriceAnswer[];
+  readonly availability: AvailabilityAnswer[];
+}
+
+export interface DeliveryRow {
+  readonly id: number;
+  readonly receivedAt: string;
+  readonly sender: string | null;
+  readonly source: string;
+  readonly bytes: number;
+  readonly locationId: number | null;
+  readonly changeSequence: number | null;
+  /** accepted deliveries show where their update is now: applied / waiting / stale / superseded. */
+  readonly result: 'applied' | 'waiting' | 'duplicate' | 'conflict' | 'stale' | 'superseded' | 'rejected';
+  readonly httpStatus: number;
+  readonly reason: string | null;
+  readonly inboxId: number | null;
+  readonly quarantineId: number | null;
+  readonly applyMs: number | null;
+}
