@@ -7,7 +7,7 @@ import type { Config } from '../config/schema';
 import { operatorName } from '../core';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
-import { appliedMigrations, databasePath, openDatabase, type Db } from '../store/database';
+import { appliedMigrations, configureWriter, databasePath, openDatabase, type Db } from '../store/database';
 import { MIGRATIONS } from '../store/migrations';
 import { assertNoRunningAgent } from './instance';
 import { formatBytes } from './disk';
@@ -169,7 +169,7 @@ export async function restoreDatabase(config: Readonly<Config>, candidate: strin
   if (fs.existsSync(target)) {
     const current = new Database(target, { fileMustExist: true });
     try {
-      current.pragma('busy_timeout = 5000');
+      configureWriter(current);
       const dir = backupDir(config);
       fs.mkdirSync(dir, { recursive: true });
       previousSavedAs = path.join(dir, `pre-restore-${backupName(now).slice('pos-sync-'.length)}`);

@@ -11,7 +11,7 @@ import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
 import { formatBytes } from '../../ops/disk';
 import { AppError } from '../../errors';
-import { databasePath } from '../../store/database';
+import { configureWriter, databasePath } from '../../store/database';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
@@ -228,7 +228,7 @@ export const compactCommand: Command = {
     const before = fs.statSync(file).size;
     const db = new Database(file, { fileMustExist: true });
     try {
-      db.pragma('busy_timeout = 10000');
+      configureWriter(db);
       db.exec('VACUUM');
       db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {

@@ -137,17 +137,21 @@ CREATE TABLE audit_log (
 ) STRICT;
 
 -- The POS contract. Columns and meanings are stable; internals above may change.
--- location_id comes from items so that a lookup by (location_id, plu) uses items_plu.
+-- The views start from items and take location_id from it, joined with CROSS JOIN (in SQLite an inner
+-- join that keeps the written order): a till lookup by (location_id, plu) then starts at items_plu and
+-- reaches the ranges through their (location_id, item_id, ...) index, even on a fresh database without
+-- ANALYZE statistics. Otherwise the planner may walk every range row of the location (37 ms instead
+-- of 0.08 ms per lookup on a 5,000-item menu, found by bench/run.ts).
 CREATE VIEW pos_prices AS
 SELECT i.location_id, i.plu, p.item_id, i.item_name, i.item_type, p.tariff_name, p.price_model,
        p.tax_code, p.tax_rate, p.sell_price_minor, p.sell_price, p.currency, p.date_from, p.date_to
-FROM price_ranges p
-JOIN items i ON i.location_id = p.location_id AND i.item_id = p.item_id;
+FROM items i
+CROSS JOIN price_ranges p ON p.location_id = i.location_id AND p.item_id = i.item_id;
 
 CREATE VIEW pos_availability AS
 SELECT i.location_id, i.plu, a.item_id, i.item_name, a.meal_period, a.status, a.date_from, a.date_to
-FROM availability_ranges a
-JOIN items i ON i.location_id = a.location_id AND i.item_id = a.item_id;
+FROM items i
+CROSS JOIN availability_ranges a ON a.location_id = i.location_id AND a.item_id = i.item_id;
 
 CREATE VIEW pos_prices_today AS
 SELECT * FROM pos_prices WHERE date('now', 'localtime') BETWEEN date_from AND date_to;

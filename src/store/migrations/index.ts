@@ -1,7 +1,6 @@
 import * as m001 from './001-core';
 import * as m002 from './002-staff';
 import * as m003 from './003-ops';
-import * as m004 from './004-till-lookup-plans';
 
 export interface Migration {
   readonly version: number;
@@ -10,4 +9,8 @@ export interface Migration {
 }
 
 /** Every migration this build knows, in order. Append only; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, ...m001 }, { version: 2, ...m002 }, { version: 3, ...m003 }, { version: 4, ...m004 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, ...m001 },
+  { version: 2, ...m002 },
+  { version: 3, ...m003 },
+];
