@@ -153,7 +153,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
   log(`${spec.name}: ${spec.options.itemsPerLocation} items, ${(body.length / 1e6).toFixed(1)} MB`);
 
   const dataDir = fs.mkdtempSync(path.join(work, `agent-${spec.name}-`));
-  let agent: ChildAgent | null = await spawnAgent(writeConfig(dataDir, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000 } }));
+  let agent: ChildAgent | null = await spawnAgent(writeConfig(dataDir, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000, baselineSettleSeconds: 0 } }));
   let result: SizeResult;
   try {
     const idle = await agent.stats();

@@ -47,7 +47,7 @@ export class AgentCore {
             `${u.rowsWritten} ranges written, ${u.warnings} warnings, ${u.applyMs.toFixed(0)} ms`,
         ),
       failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
-    });
+    }, config.sync.baselineSettleSeconds * 1000);
   }
 
   close(): void {
@@ -105,7 +105,7 @@ export class AgentCore {
    * `locations.<id>.name`, else the Description the employee interface's Locations list gives.
    */
   status(): LocationStatus[] {
-    return locationStatuses(this.db, this.config.sync.baseline).map((s) => ({
+    return locationStatuses(this.db, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000).map((s) => ({
       ...s,
       locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.db, s.locationId),
     }));

@@ -106,7 +106,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
                 h('td', {}, String(w.changeSequence)),
                 h('td', {}, w.waitingFor === null ? '—' : `update ${w.waitingFor}`),
                 h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
-                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : 'first update: needs acceptance'),
+                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: applied within a minute' : 'first update: needs acceptance'),
                 h('td', {}, h('button', { type: 'button', class: 'secondary small', onclick: () => void forceApply(l, w.inboxId, w.changeSequence, refresh) }, `Force apply ${w.changeSequence}…`)),
               ),
             ),

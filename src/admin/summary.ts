@@ -74,6 +74,8 @@ export function summariseLocation(l: StatusLocation, options: SummaryOptions): L
     if (w.reason === 'needs-adoption') {
       light = worst(light, 'red');
       lines.push(`Update ${w.changeSequence} is the first one seen here and waits for an operator to accept it (force-apply) — received ${since}.`);
+    } else if (w.reason === 'settling') {
+      lines.push(`Update ${w.changeSequence} is one of the first received for this location (${since}); it is applied within a minute, once any earlier update has had time to arrive.`);
     } else if (w.reason === 'fork') {
       light = worst(light, 'red');
       lines.push(`Update ${w.changeSequence} continues from ${w.parentChangeSequence}, which is not the update applied here — contact support before forcing it.`);

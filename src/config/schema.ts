@@ -39,6 +39,12 @@ export const LocationSchema = z.strictObject({
 export const SyncSchema = z.strictObject({
   /** auto: the first update seen for a location becomes its baseline; operator: it waits for force-apply. */
   baseline: z.enum(['auto', 'operator']).default('auto'),
+  /**
+   * With baseline "auto": how long to collect a new location's first deliveries before adopting the
+   * lowest ChangeSequence among them as the baseline. A retried first publication that arrives after a
+   * later edit is then still taken as the baseline, instead of being discarded as stale.
+   */
+  baselineSettleSeconds: z.number().min(0).max(86_400).default(60),
   /** How often the applier looks for work that another process (the CLI) stored. */
   pollIntervalMs: z.number().int().min(100).default(5_000),
 });

@@ -37,6 +37,15 @@ export function decideApply(chain: LocationChain, update: ChainLink, policy: Bas
   return { kind: 'fork' };
 }
 
+/**
+ * With the auto policy, a location's baseline is adopted only once its earliest pending delivery has
+ * waited `settleMs`, so that deliveries reordered by the sender's retries are all there to choose the
+ * lowest ChangeSequence from. Returns the milliseconds still to wait (0: adopt now).
+ */
+export function baselineSettleRemaining(earliestReceivedAt: number, now: number, settleMs: number): number {
+  return Math.max(0, earliestReceivedAt + settleMs - now);
+}
+
 /** How a delivery relates to what the inbox already holds for the same location and ChangeSequence. */
 export type ReceiptDecision =
   | { readonly kind: 'new' }

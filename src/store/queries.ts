@@ -1,4 +1,4 @@
-import { decideApply, type BaselinePolicy } from '../domain/sequence';
+import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import type { Db } from './database';
 import type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
 
@@ -6,14 +6,14 @@ export type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, Till
 
 /** Read models for `status`, `lookup`, the admin API and the status window. Read-only. */
 
-export function locationStatuses(db: Db, policy: BaselinePolicy): LocationStatus[] {
+export function locationStatuses(db: Db, policy: BaselinePolicy, baselineSettleMs = 0, now: number = Date.now()): LocationStatus[] {
   const locations = db
     .prepare<[], { location_id: number; location_name: string | null; currency: string | null; last_change_sequence: number | null; last_applied_at: string | null; first_seen_at: string }>(
       'SELECT location_id, location_name, currency, last_change_sequence, last_applied_at, first_seen_at FROM locations ORDER BY location_id',
     )
     .all();
-  const pendingStmt = db.prepare<[number], { id: number; change_sequence: number; parent_change_sequence: number; received_at: string; note: string | null }>(
-    "SELECT id, change_sequence, parent_change_sequence, received_at, note FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
+  const pendingStmt = db.prepare<[number], { id: number; change_sequence: number; parent_change_sequence: number; received_at: string; source: string; note: string | null }>(
+    "SELECT id, change_sequence, parent_change_sequence, received_at, source, note FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
   );
   const conflictsStmt = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM inbox WHERE location_id = ? AND state = 'conflict'");
   const warningsCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM update_warnings WHERE location_id = ? AND acknowledged_at IS NULL');
@@ -21,14 +21,23 @@ export function locationStatuses(db: Db, policy: BaselinePolicy): LocationStatus
     `SELECT w.id, w.inbox_id, i.change_sequence, w.path, w.message, w.created_at FROM update_warnings w JOIN inbox i ON i.id = w.inbox_id
      WHERE w.location_id = ? AND w.acknowledged_at IS NULL ORDER BY w.id DESC LIMIT 20`,
   );
-  return locations.map((l) => ({
+  return locations.map((l) => {
+    const pending = pendingStmt.all(l.location_id);
+    const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
+    const settling =
+      l.last_change_sequence === null && policy === 'auto' && webhookDeliveries.length > 0 &&
+      baselineSettleRemaining(Math.min(...webhookDeliveries.map((p) => Date.parse(p.received_at))), now, baselineSettleMs) > 0;
+    return {
     locationId: l.location_id,
     locationName: l.location_name,
     currency: l.currency,
     lastChangeSequence: l.last_change_sequence,
     lastAppliedAt: l.last_applied_at,
     firstSeenAt: l.first_seen_at,
-    waiting: pendingStmt.all(l.location_id).map((p): WaitingUpdate => {
+    waiting: pending.map((p): WaitingUpdate => {
+      if (settling) {
+        return { inboxId: p.id, changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence, receivedAt: p.received_at, reason: 'settling', waitingFor: null, note: p.note };
+      }
       const decision = decideApply(
         { lastApplied: l.last_change_sequence },
         { changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence },
@@ -55,7 +64,8 @@ export function locationStatuses(db: Db, policy: BaselinePolicy): LocationStatus
       message: w.message,
       createdAt: w.created_at,
     })),
-  }));
+    };
+  });
 }
 
 /** Marks open warnings as seen by an operator (all, or one location's). Returns how many. */

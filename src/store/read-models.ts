@@ -8,8 +8,12 @@ export interface WaitingUpdate {
   readonly changeSequence: number;
   readonly parentChangeSequence: number;
   readonly receivedAt: string;
-  /** waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption: first update under the operator policy. */
-  readonly reason: 'waiting' | 'fork' | 'needs-adoption';
+  /**
+   * waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption:
+   * first update under the operator policy; settling: a new location's first deliveries, collected
+   * for sync.baselineSettleSeconds before the lowest is adopted as the baseline.
+   */
+  readonly reason: 'waiting' | 'fork' | 'needs-adoption' | 'settling';
   /** The ChangeSequence that must be applied before this one can be (its parent). */
   readonly waitingFor: number | null;
   readonly note: string | null;

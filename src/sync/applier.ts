@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { planUpdate, validateEnvelope } from '../domain/payload';
-import { decideApply, type BaselinePolicy } from '../domain/sequence';
+import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
 import { MenuWriter } from '../store/menu';
@@ -43,6 +43,8 @@ export class Applier {
     private readonly db: Db,
     private readonly policy: BaselinePolicy,
     private readonly events: ApplierEvents = {},
+    /** See sync.baselineSettleSeconds. */
+    private readonly baselineSettleMs = 0,
   ) {
     this.writer = new MenuWriter(db);
   }
@@ -136,10 +138,16 @@ export class Applier {
   private nextFor(locationId: number): { row: PendingRow; baseline: boolean } | null {
     const last = this.locationSequence(locationId);
     const pending = this.db
-      .prepare<[number], PendingRow>(
-        "SELECT id, change_sequence, parent_change_sequence FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
+      .prepare<[number], PendingRow & { received_at: string; source: string }>(
+        "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
       )
       .all(locationId);
+    // Only webhook deliveries settle: an operator's import is meant to apply now.
+    const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
+    if (last === null && this.policy === 'auto' && webhookDeliveries.length > 0) {
+      const earliest = Math.min(...webhookDeliveries.map((p) => Date.parse(p.received_at)));
+      if (baselineSettleRemaining(earliest, Date.now(), this.baselineSettleMs) > 0) return null;
+    }
     for (const row of pending) {
       const decision = decideApply(
         { lastApplied: last },

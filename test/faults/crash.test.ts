@@ -39,7 +39,7 @@ describe('crash safety under SIGKILL', () => {
       dataDir,
       webhook: { host: '127.0.0.1', port, expectedOrigin: 'menus.example.com', bearerToken: 'crash-test-token-1234' },
       admin: { enabled: false },
-      sync: { pollIntervalMs: 200 },
+      sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 },
     });
 
     let agent: ChildAgent = await spawnAgent(config);

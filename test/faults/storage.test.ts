@@ -118,7 +118,7 @@ function lastSequenceOf(dataDir: string, locationId: number): number | null {
 }
 
 function configIn(dataDir: string, configDir = dataDir): string {
-  return writeConfig(configDir, { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 200 } });
+  return writeConfig(configDir, { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 } });
 }
 
 async function startAgent(dataDir: string, options: SpawnOptions = {}, configDir = dataDir): Promise<ChildAgent> {

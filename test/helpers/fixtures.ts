@@ -27,7 +27,8 @@ export function tempDir(prefix = 'pos-sync-test-'): string {
 /** A validated config for tests: data in a temp dir, servers on free loopback ports. */
 export function testConfig(overrides: Record<string, unknown> = {}): Readonly<Config> {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir();
-  const base = { dataDir, webhook: { port: 0 }, admin: { port: 0 }, sync: { pollIntervalMs: 200 } };
+  // Tests adopt a new location's baseline at once unless they test the settle delay itself.
+  const base = { dataDir, webhook: { port: 0 }, admin: { port: 0 }, sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 } };
   return parseConfig(deepMergePlain(base, overrides));
 }
 

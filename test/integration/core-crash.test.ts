@@ -64,7 +64,7 @@ describe('crash safety', () => {
 
     const dir = tempDir();
     const port = await freePort();
-    const configFile = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port }, admin: { enabled: false }, sync: { pollIntervalMs: 100 } });
+    const configFile = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
     // Delivery order: mostly in order, with some swaps and redeliveries, as a retrying sender produces.
     const order = bodies.map((_, i) => i);
     for (let i = 1; i + 1 < order.length; i += 4) [order[i], order[i + 1]] = [order[i + 1]!, order[i]!];

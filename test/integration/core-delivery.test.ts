@@ -214,3 +214,35 @@ describe('pausing', () => {
     assert.equal(t.agent.core.status()[0]!.locationName, 'Harbour Café');
   });
 });
+
+describe('baseline of a new location', () => {
+  it('collects the first deliveries for baselineSettleSeconds, then adopts the lowest, so a retried first publication is not lost', async () => {
+    const t = await startTestAgent({ sync: { baselineSettleSeconds: 1 } });
+    // The sender's retry makes the first publication (101) arrive after the edit (102).
+    await t.post(u2);
+    await t.post(u1);
+    await t.settle();
+    const settling = t.agent.core.status()[0]!;
+    assert.equal(settling.lastChangeSequence, null);
+    assert.deepEqual(settling.waiting.map((w) => [w.changeSequence, w.reason]), [[101, 'settling'], [102, 'settling']]);
+    await new Promise((r) => setTimeout(r, 1100));
+    await t.settle();
+    const done = t.agent.core.status()[0]!;
+    assert.equal(done.lastChangeSequence, 102);
+    assert.deepEqual(inboxStates(t), [
+      { change_sequence: 102, state: 'applied' },
+      { change_sequence: 101, state: 'applied' },
+    ]);
+    assert.deepEqual(eatInPrices(t), [
+      { date_from: '2026-12-01', date_to: '2026-12-09', sell_price: '5.00' },
+      { date_from: '2026-12-10', date_to: '2026-12-10', sell_price: '6.00' },
+      { date_from: '2026-12-11', date_to: '2026-12-31', sell_price: '5.00' },
+    ]);
+  });
+
+  it('applies an operator-imported first update at once, without settling', async () => {
+    const t = await startTestAgent({ sync: { baselineSettleSeconds: 600 } });
+    const { applied } = t.agent.core.importPayload(Buffer.from(JSON.stringify(u1)), 'tester');
+    assert.deepEqual(applied.map((a) => [a.changeSequence, a.baseline]), [[101, true]]);
+  });
+});

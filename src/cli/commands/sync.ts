@@ -82,6 +82,7 @@ export function describeLocation(s: LocationStatus): string[] {
   for (const w of s.waiting) {
     if (w.reason === 'waiting') lines.push(`  waiting: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) needs ${w.waitingFor} first, received ${w.receivedAt}`);
     else if (w.reason === 'fork') lines.push(`  cannot apply: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) follows ${w.parentChangeSequence}, older than what is applied; contact support`);
+    else if (w.reason === 'settling') lines.push(`  new location: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) received ${w.receivedAt}; the lowest update received in the first minute becomes the baseline`);
     else lines.push(`  needs adoption: update #${w.inboxId} (ChangeSequence ${w.changeSequence}); run force-apply ${w.inboxId} to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
