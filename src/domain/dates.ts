@@ -25,17 +25,45 @@ export function parseIsoDate(text: string): IsoDate {
   return text;
 }
 
-export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : (MONTH_DAYS[month - 1] as number);
+}
+
+/*
+ * Day numbers use integer civil-calendar arithmetic (H. Hinnant's days_from_civil / civil_from_days)
+ * rather than Date objects: a large first publication computes millions of them, and allocating a
+ * Date for each was most of the apply time. test/unit/domain checks them against Date.
+ */
+
 export function toDayNumber(date: IsoDate): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return Math.round(Date.UTC(y, m - 1, d) / 86_400_000);
+  const y0 = (date.charCodeAt(0) - 48) * 1000 + (date.charCodeAt(1) - 48) * 100 + (date.charCodeAt(2) - 48) * 10 + (date.charCodeAt(3) - 48);
+  const m = (date.charCodeAt(5) - 48) * 10 + (date.charCodeAt(6) - 48);
+  const d = (date.charCodeAt(8) - 48) * 10 + (date.charCodeAt(9) - 48);
+  const y = m <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
 
 export function fromDayNumber(day: number): IsoDate {
-  return new Date(day * 86_400_000).toISOString().slice(0, 10) as IsoDate;
+  const z = day + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${String(y).padStart(4, '0')}-${m < 10 ? '0' : ''}${m}-${d < 10 ? '0' : ''}${d}` as IsoDate;
 }
 
 export function addDays(date: IsoDate, days: number): IsoDate {

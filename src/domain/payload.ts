@@ -125,7 +125,8 @@ export interface UpdatePlan {
   readonly currency: string | null;
   readonly changeSequence: number;
   readonly parentChangeSequence: number;
-  readonly items: readonly PlannedItem[];
+  readonly items: Iterable<PlannedItem>;
+  /** Complete once `items` has been iterated (element warnings are found while planning items). */
   readonly warnings: readonly UpdateWarning[];
 }
 
@@ -263,36 +264,56 @@ function planAvailability(element: unknown, path: string, warnings: UpdateWarnin
 
 /**
  * Turns a body with a valid envelope into what the store writes. Never throws on content: every
- * element it cannot use becomes a warning.
+ * element it cannot use becomes a warning. `items` is planned lazily, one item at a time as the store
+ * writes it, so a large publication's plan never exists in memory all at once; `warnings` is complete
+ * after `items` has been iterated. Use `planUpdate` for the whole plan at once.
  */
-export function planUpdate(envelope: Envelope, body: Record<string, unknown>): UpdatePlan {
+export function streamUpdate(envelope: Envelope, body: Record<string, unknown>): UpdatePlan {
   const warnings: UpdateWarning[] = [];
   const currencyText = typeof envelope.CurrencyIsoCode === 'string' ? envelope.CurrencyIsoCode.trim().toUpperCase() : '';
   let currency: string | null = null;
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
   else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
+  const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
+  return {
+    locationId: envelope.LocationID,
+    locationName: locationName === '' ? null : locationName,
+    currency,
+    changeSequence: envelope.ChangeSequence,
+    parentChangeSequence: envelope.ParentChangeSequence,
+    items: planItems(envelope.ScheduledItems, currency, warnings),
+    warnings,
+  };
+}
 
-  const items: PlannedItem[] = [];
-  envelope.ScheduledItems.forEach((raw, index) => {
+/** The whole plan at once (tests, small tools). */
+export function planUpdate(envelope: Envelope, body: Record<string, unknown>): UpdatePlan & { readonly items: readonly PlannedItem[] } {
+  const plan = streamUpdate(envelope, body);
+  return { ...plan, items: [...plan.items] };
+}
+
+function* planItems(scheduledItems: readonly unknown[], currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
+  for (let index = 0; index < scheduledItems.length; index++) {
+    const raw = scheduledItems[index];
     const path = `ScheduledItems[${index}]`;
     if (!isRecord(raw)) {
       warnings.push({ path, message: 'expected an object; item skipped' });
-      return;
+      continue;
     }
     const itemId = identifierText(raw.ItemID);
     if (itemId === null) {
       warnings.push({ path: `${path}.ItemID`, message: `missing or not an identifier: ${shown(raw.ItemID)}; item skipped` });
-      return;
+      continue;
     }
     const plu = identifierText(raw.PLU);
     if (plu === null) {
       warnings.push({ path: `${path}.PLU`, message: `missing or not an identifier: ${shown(raw.PLU)}; item skipped` });
-      return;
+      continue;
     }
     const type = typeof raw.ItemType === 'string' ? raw.ItemType.trim().toUpperCase() : null;
     if (type !== 'RECIPE' && type !== 'MENU') {
       warnings.push({ path: `${path}.ItemType`, message: `unknown ItemType ${shown(raw.ItemType)}; item skipped` });
-      return;
+      continue;
     }
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim().slice(0, 500) : '';
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
@@ -302,19 +323,8 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
     const availability = arrayField(raw, 'ScheduleUpdates', path, warnings)
       .map((e, i) => planAvailability(e, `${path}.ScheduleUpdates[${i}]`, warnings))
       .filter((a): a is AvailabilityRange => a !== null);
-    items.push({ itemId, plu, name, type, prices, availability });
-  });
-
-  const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
-  return {
-    locationId: envelope.LocationID,
-    locationName: locationName === '' ? null : locationName,
-    currency,
-    changeSequence: envelope.ChangeSequence,
-    parentChangeSequence: envelope.ParentChangeSequence,
-    items,
-    warnings,
-  };
+    yield { itemId, plu, name, type, prices, availability };
+  }
 }
 
 export function samePriceValue(a: PriceValue, b: PriceValue): boolean {

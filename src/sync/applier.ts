@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { planUpdate, validateEnvelope } from '../domain/payload';
+import { streamUpdate, validateEnvelope } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
@@ -175,7 +175,7 @@ export class Applier {
     }
     const checked = validateEnvelope(body);
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${row.id} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    const plan = planUpdate(checked.envelope, checked.body);
+    const plan = streamUpdate(checked.envelope, checked.body);
     const at = new Date().toISOString();
     const { rowsWritten } = this.writer.write(plan, row.id, at);
     const applyMs = performance.now() - started;

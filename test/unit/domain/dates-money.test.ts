@@ -24,8 +24,19 @@ describe('dates', () => {
         assert.ok(isIsoDate(date));
         assert.equal(toDayNumber(date), day);
         assert.equal(toDayNumber(addDays(date, delta)), day + delta);
+        // The integer arithmetic agrees with the platform's calendar.
+        assert.equal(date, new Date(day * 86_400_000).toISOString().slice(0, 10));
       }),
+      { numRuns: 2000 },
     );
+    for (let year = 1900; year <= 2100; year++) {
+      for (const [month, last] of [[1, 31], [2, new Date(Date.UTC(year, 2, 0)).getUTCDate()], [4, 30], [12, 31]] as const) {
+        const text = `${year}-${String(month).padStart(2, '0')}-${last}`;
+        assert.ok(isIsoDate(text), text);
+        assert.ok(!isIsoDate(`${year}-${String(month).padStart(2, '0')}-${last + 1}`), `${text}+1`);
+        assert.equal(toDayNumber(text as IsoDate), Math.round(Date.UTC(year, month - 1, last) / 86_400_000), text);
+      }
+    }
   });
 
   it("computes today in the location's timezone, not the machine's", () => {
