@@ -166,6 +166,28 @@ export class Inbox {
       .immediate();
   }
 
+  /**
+   * Records a delivery refused before its body could be kept (over the size limit), so the history
+   * shows that head office tried and why it failed.
+   */
+  recordRefused(input: { sender: string | null; source: DeliverySource; bytes: number; httpStatus: number; reason: string; receivedAt?: Date }): number {
+    return Number(
+      this.insertDelivery.run({
+        receivedAt: (input.receivedAt ?? new Date()).toISOString(),
+        sender: input.sender,
+        source: input.source,
+        bytes: input.bytes,
+        inboxId: null,
+        quarantineId: null,
+        outcome: 'rejected',
+        status: input.httpStatus,
+        locationId: null,
+        changeSequence: null,
+        reason: input.reason,
+      }).lastInsertRowid,
+    );
+  }
+
   /** Keeps a refused body for inspection and records the delivery. */
   quarantine(input: QuarantineInput): { quarantineId: number; deliveryId: number } {
     const receivedAt = (input.receivedAt ?? new Date()).toISOString();

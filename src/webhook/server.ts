@@ -85,6 +85,26 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
     },
   );
 
+  // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
+  // (Only an authenticated caller gets this far: auth runs before the body is read.)
+  app.use(config.path, (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
+    if ((err as { type?: unknown }).type === 'entity.too.large') {
+      const declared = Number(req.headers['content-length']);
+      try {
+        inbox.recordRefused({
+          sender: senderOf(req),
+          source: 'webhook',
+          bytes: Number.isFinite(declared) ? declared : 0,
+          httpStatus: 413,
+          reason: `body larger than webhook.maxBodyBytes (${config.maxBodyBytes} bytes)`,
+        });
+      } catch (storeErr) {
+        log.error('could not record a refused delivery:', storeErr);
+      }
+      log.warn(`webhook body refused: over webhook.maxBodyBytes (${config.maxBodyBytes}) from ${senderOf(req)}`);
+    }
+    next(err);
+  });
   app.use(notFound);
   app.use(errorMiddleware(log));
   return app;

@@ -101,6 +101,11 @@ describe('rejections', () => {
     assert.equal(res.status, 413);
     assert.equal((res.json as { error: { id: string } }).error.id, 'payload_too_large');
     assert.deepEqual(counts(t), { inbox: 0, quarantine: 0, prices: 0 });
+    const refused = t.agent.core.deliveries()[0]!;
+    assert.equal(refused.result, 'rejected');
+    assert.equal(refused.httpStatus, 413);
+    assert.match(refused.reason!, /larger than webhook\.maxBodyBytes \(2048 bytes\)/);
+    assert.ok(refused.bytes > 4000);
     assert.equal((await t.post(good)).status, 200);
   });
 
