@@ -6,7 +6,7 @@ import { tempDir } from '../../helpers/fixtures';
 /**
  * Found by the benchmark (bench/run.ts, docs/performance.md): the till's lookup by location and PLU
  * through pos_prices_today took ~37 ms on a 5,000-item menu, because SQLite walked every range row of
- * the location and joined items afterwards. Migration 004 makes the views start from items. This
+ * the location and joined items afterwards. Migration 001 makes the views start from items (CROSS JOIN keeps that order). This
  * pins the plan: items first (by location), then the range table by (location_id, item_id).
  */
 function plan(sql: string): string[] {
