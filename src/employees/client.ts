@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { Config } from '../config/schema';
 import { redactor, silentLogger, type Logger } from '../log';
+import { clockWatch } from '../ops/clock';
 import { EmployeeApiError, EmployeeValidationError, serverMessageOf } from './errors';
 import { isRetryableStatus, nextDelay, parseRetryAfter } from './retry';
 import {
@@ -190,6 +191,7 @@ export class EmployeeClient {
       if (this.options.signal) signals.push(this.options.signal);
       const signal = AbortSignal.any(signals);
       try {
+        const sentAt = Date.now();
         const res = await fetch(url, {
           method,
           headers: {
@@ -201,6 +203,8 @@ export class EmployeeClient {
           signal,
           redirect: 'error',
         });
+        // The service's Date header tells us whether this PC's clock is right (the till's "today").
+        clockWatch.observe('the employee interface', res.headers.get('date'), sentAt);
         const text = await res.text();
         if (res.ok) return { status: res.status, text, endpoint, attempts: attempt };
         retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));

@@ -50,6 +50,8 @@ export interface SimulatorOptions extends SeedOptions {
   readonly accrualEmployeeParam?: string;
   /** Answer delta=true with 400, like a service without incremental support. */
   readonly rejectDelta?: boolean;
+  /** Send a Date header this far from our clock, as if this PC's clock were wrong by -clockOffsetMs. */
+  readonly clockOffsetMs?: number;
 }
 
 export interface LoggedRequest {
@@ -111,6 +113,13 @@ export function createEmployeeApi(options: SimulatorOptions = {}): EmployeeApiSi
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  if (options.clockOffsetMs) {
+    const offset = options.clockOffsetMs;
+    app.use((_req, res, next) => {
+      res.setHeader('Date', new Date(Date.now() + offset).toUTCString());
+      next();
+    });
+  }
 
   const sim: EmployeeApiSimulator = {
     app,
