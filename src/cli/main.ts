@@ -19,13 +19,19 @@ function findCommand(words: readonly string[]): { command: Command; rest: string
   return null;
 }
 
+const HELP_COLUMN = 40;
+
 function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length + 1 + c.usage.length));
+  // Two columns; a command whose usage is too long for the first gets its summary on the next line.
+  const line = (c: Command): string => {
+    const usage = `${c.name} ${c.usage}`.trim();
+    return usage.length < HELP_COLUMN ? `  ${usage.padEnd(HELP_COLUMN)}${c.summary}` : `  ${usage}\n  ${' '.repeat(HELP_COLUMN)}${c.summary}`;
+  };
   return [
     'Usage: pos-sync-agent COMMAND [options] [--config FILE] [--json]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width + 2)}${c.summary}`),
+    ...COMMANDS.map(line),
     '',
     'Every command takes --config FILE (default: built-in defaults plus POS_SYNC__* environment variables)',
     'and --json where it prints data. Exit codes: 0 ok, 1 failed, 2 usage, 3 configuration, 4 input refused.',
