@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import { launchBrowser } from '../helpers/browser';
+import type { BrowserContext, Page } from 'playwright-core';
 import { listBackups } from '../../src/ops/backup';
 import { backupDir } from '../../src/ops/paths';
 import { sampleBodies } from '../helpers/fixtures';
@@ -16,7 +16,6 @@ import { readZip } from '../helpers/ops/read-zip';
  * their actions, and the retention settings. Screenshots: test-artifacts/browser/11-… to 16-….
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts', 'browser');
 
 let context: BrowserContext;
@@ -41,19 +40,7 @@ describe('operations in the status window (Chromium)', { timeout: 180_000 }, asy
   assert.equal((await t.post(first!.raw)).status, 200);
   assert.equal((await t.post(second!.raw)).status, 200);
   await t.settle();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-GB',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  after(async () => {
-    await context.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  ({ context, page } = await launchBrowser());
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { chromium, type Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser';
+import type { Page } from 'playwright-core';
 import { createEmployeeApi } from '../../src/dev/employee-api/app';
 import { StaffService } from '../../src/employees/service';
 import { silentLogger } from '../../src/log';
@@ -16,7 +16,6 @@ import { tempDir, testConfig } from '../helpers/fixtures';
  * away and the window says the data is from the offline cache.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts', 'browser');
 
 describe('staff lookup in Chromium', { timeout: 120_000 }, async () => {
@@ -34,19 +33,7 @@ describe('staff lookup in Chromium', { timeout: 120_000 }, async () => {
   const staff = new StaffService(testConfig(overrides), silentLogger);
   const t = await startAdminAgent(overrides, { services: [staff] });
 
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-GB',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  after(async () => {
-    await context.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
-  });
-  const page: Page = context.pages()[0] ?? (await context.newPage());
+  const { page }: { page: Page } = await launchBrowser();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => {

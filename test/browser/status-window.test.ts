@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import { launchBrowser } from '../helpers/browser';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startAdminAgent, type RunningAdminAgent } from '../helpers/admin';
 import { item, price, sampleBodies, schedule, update } from '../helpers/fixtures';
 
@@ -12,7 +12,6 @@ import { item, price, sampleBodies, schedule, update } from '../helpers/fixtures
  * go to test-artifacts/browser/ (look at them).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts', 'browser');
 const XSS = '<img src=x onerror=alert(1)>';
 
@@ -43,19 +42,7 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     ], { LocationName: `Evil <iframe src=javascript:alert(3)>` });
     assert.equal((await t.post(hostile)).status, 200);
     await t.settle();
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      locale: 'en-GB',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    after(async () => {
-      await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    ({ context, page } = await launchBrowser());
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
