@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sameSecret } from '../http/secrets';
 
 /**
  * The admin server's access decisions as pure functions, so each rule is tested on its own. The
@@ -33,12 +34,7 @@ export function newToken(): string {
   return crypto.randomBytes(32).toString('base64url');
 }
 
-/** Constant-time comparison (hashing first makes the lengths equal, so the length leaks nothing either). */
-export function sameSecret(provided: string, expected: string): boolean {
-  const a = crypto.createHash('sha256').update(provided, 'utf8').digest();
-  const b = crypto.createHash('sha256').update(expected, 'utf8').digest();
-  return crypto.timingSafeEqual(a, b);
-}
+export { sameSecret };
 
 export function cookieName(port: number): string {
   // Cookies are not separated by port; naming it by port keeps two agents on one PC from clashing.

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../http/secrets';
 
 /**
  * Pure decisions for authenticating head office's calls (spec section 5): `Origin` is always sent
@@ -16,13 +16,6 @@ export function normaliseOrigin(value: string): string | null {
 
 export type AuthDecision = { ok: true } | { ok: false; status: 401 | 403; id: string; message: string };
 
-function constantTimeEqual(a: string, b: string): boolean {
-  // Hash first so the comparison takes the same time whatever the lengths.
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
-}
-
 export function checkCaller(
   headers: { origin?: string | undefined; authorization?: string | undefined },
   expected: { expectedOrigin: string | null; bearerToken: string | null },
@@ -38,7 +31,7 @@ export function checkCaller(
     const header = headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return { ok: false, status: 401, id: 'missing_bearer_token', message: 'an Authorization: Bearer token is required' };
-    if (!constantTimeEqual(match[1] as string, expected.bearerToken)) {
+    if (!sameSecret(match[1] as string, expected.bearerToken)) {
       return { ok: false, status: 401, id: 'invalid_bearer_token', message: 'the bearer token is not valid' };
     }
   }
