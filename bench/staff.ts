@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   try {
     const config = parseConfig({ dataDir: dir, admin: { enabled: false }, employees: { baseUrl: running.url, organisationId: 1, syncIntervalMinutes: 0 } });
     const core = new AgentCore(config, silentLogger);
-    const staff = new StaffService(config, silentLogger, { db: core.db });
+    const staff = new StaffService(config, silentLogger, { db: core.staffDb });
 
     // The same six requests a full sync makes, fetched and parsed with nothing else.
     const urls = ['/Locations', '/Divisions', '/EmployeeSource', '/organisations/1/Employees?showFormer=true', '/organisations/1/Employees?showFormer=false', '/organisations/1/Employees/Employments?showFormer=true'];
@@ -65,10 +65,10 @@ async function main(): Promise<void> {
     const searchSamples: number[] = [];
     const pointSamples: number[] = [];
     const ftsSamples: number[] = [];
-    core.db.exec("CREATE VIRTUAL TABLE temp.bench_fts USING fts5(search_text, tokenize = 'trigram')");
-    core.db.exec('INSERT INTO temp.bench_fts (rowid, search_text) SELECT employee_id, search_text FROM staff_employees');
-    const point = core.db.prepare('SELECT employee_id, display_name FROM staff_employees WHERE employee_id = ?');
-    const fts = core.db.prepare(
+    core.staffDb.exec("CREATE VIRTUAL TABLE temp.bench_fts USING fts5(search_text, tokenize = 'trigram')");
+    core.staffDb.exec('INSERT INTO temp.bench_fts (rowid, search_text) SELECT employee_id, search_text FROM staff_employees');
+    const point = core.staffDb.prepare('SELECT employee_id, display_name FROM staff_employees WHERE employee_id = ?');
+    const fts = core.staffDb.prepare(
       "SELECT e.employee_id, e.display_name FROM temp.bench_fts f JOIN staff_employees e ON e.employee_id = f.rowid WHERE f.search_text LIKE ? ESCAPE '\\' ORDER BY e.former, e.display_name LIMIT 21",
     );
     let hits = 0;

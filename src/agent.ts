@@ -2,6 +2,9 @@ import type { Config } from './config/schema';
 import { AgentCore } from './core';
 import { describeError } from './errors';
 import type { Logger } from './log';
+import type { ReceiptOutcome } from './store/inbox';
+import type { AppliedUpdate } from './sync/applier';
+import { ApplierHost } from './sync/applier-host';
 import { startWebhookServer, type RunningServer } from './webhook/server';
 
 /** Something the agent starts after the core and stops before closing it (admin UI, staff sync, tunnel...). */
@@ -12,22 +15,34 @@ export interface AgentService {
 }
 
 /**
- * Composes the running agent: core (database, inbox, applier), the webhook receiver, the applier's
- * schedule, and any extra services. Start and stop; nothing else lives here.
+ * Composes the running agent: core (the three files, the inbox), the webhook receiver, the applier
+ * thread and its schedule, and any extra services. The receiver writes only agent.db and never waits
+ * for an apply; every change to the menu (deliveries, imports, force-applies) goes through the one
+ * applier thread.
  */
 export class Agent {
   readonly core: AgentCore;
+  readonly applier: ApplierHost;
   webhook: RunningServer | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
-  private drainScheduled = false;
   private readonly started: AgentService[] = [];
+  private stopping = false;
 
   constructor(
     readonly config: Readonly<Config>,
     readonly log: Logger,
     private readonly services: readonly AgentService[] = [],
   ) {
-    this.core = new AgentCore(config, log);
+    this.core = new AgentCore(config, log, { applier: 'none' });
+    this.applier = new ApplierHost(
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000 },
+      log,
+      {
+        applied: (u) => this.core.logApplied(u),
+        failed: (locationId, inboxId, message) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`),
+        reconciled: (inboxId) => log.warn(`update #${inboxId} was applied to the till before a stop; its inbox record is now complete`),
+      },
+    );
   }
 
   /** A started service by name (the admin UI finds the staff service this way). */
@@ -35,24 +50,24 @@ export class Agent {
     return this.started.find((s) => s.name === name) as T | undefined;
   }
 
+  /** Durable (agent.db): survives a restart, and the CLI's import honours it. */
   get isPaused(): boolean {
-    return this.core.paused;
+    return this.core.isOpen && this.core.paused;
   }
 
   async start(): Promise<void> {
     const { config, log } = this;
     if (config.webhook.expectedOrigin === null) log.warn('webhook.expectedOrigin is not set: the Origin header of incoming calls is not checked');
     if (config.webhook.bearerToken === null) log.info('webhook.bearerToken is not set: calls need no Authorization header');
+    if (this.core.paused) log.warn('applying updates is paused (by an operator, before this start): deliveries are stored but not applied');
+    await this.applier.start();
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
     this.webhook = await startWebhookServer({
       config: config.webhook,
       inbox: this.core.inbox,
       log,
-      onStored: (outcome) => {
-        if (outcome.decision === 'new') this.core.applier.remember(outcome.inboxId, outcome.body);
-        this.scheduleDrain();
-      },
+      onStored: () => this.scheduleDrain(),
     });
     log.info(`webhook receiver listening at ${this.webhook.url}`);
     this.pollTimer = setInterval(() => this.scheduleDrain(), config.sync.pollIntervalMs);
@@ -64,25 +79,39 @@ export class Agent {
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
-  setPaused(paused: boolean): void {
-    this.core.paused = paused;
-    this.log.info(paused ? 'applying updates paused by operator' : 'applying updates resumed');
-    if (!paused) this.scheduleDrain();
+  setPaused(paused: boolean, actor = 'operator'): void {
+    if (!this.core.setPaused(paused, actor)) return;
+    this.log.info(paused ? `applying updates paused by ${actor}` : `applying updates resumed by ${actor}`);
+    this.scheduleDrain();
   }
 
-  /** Coalesces many "something arrived" cues into one drain on the next turn of the event loop. */
+  /** Asks the applier thread to apply what it can; many cues coalesce into one drain. */
   scheduleDrain(): void {
-    if (this.drainScheduled || this.core.paused) return;
-    this.drainScheduled = true;
-    setImmediate(() => {
-      this.drainScheduled = false;
-      if (this.core.paused || !this.core.db.open) return;
-      try {
-        this.core.drain();
-      } catch (err) {
-        this.log.error(`applier: ${describeError(err)}`);
-      }
-    });
+    if (this.stopping) return;
+    this.applier.drain().catch((err: unknown) => this.log.error(`applier: ${describeError(err)}`));
+  }
+
+  /** Applies what the chain allows now and resolves when done (tests, the CLI's hand-off). */
+  drainNow(): Promise<AppliedUpdate[]> {
+    return this.applier.drain();
+  }
+
+  /** A manual delivery: stored like a webhook call (agent.db), then applied by the applier thread. */
+  async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }> {
+    const outcome = this.core.storeImport(raw, actor);
+    const applied = await this.applier.drain();
+    return { outcome, applied };
+  }
+
+  forceApply(inboxId: number, actor: string, reason: string): Promise<{ forced: AppliedUpdate; then: AppliedUpdate[] }> {
+    return this.applier.forceApply(inboxId, actor, reason);
+  }
+
+  acknowledgeWarnings(actor: string, locationId: number | null): number {
+    const n = this.core.acknowledgeWarnings(actor, locationId);
+    // The till's pos_sync_state.warnings is refreshed by the applier thread.
+    this.scheduleDrain();
+    return n;
   }
 
   async stop(): Promise<void> {
@@ -97,6 +126,8 @@ export class Agent {
     this.started.length = 0;
     await this.webhook?.close();
     this.webhook = null;
+    this.stopping = true;
+    await this.applier.close();
     this.core.close();
   }
 }

@@ -6,9 +6,11 @@ import { cachedLocationTimezone, locationDescription } from './employees/locatio
 import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
-import { databasePath, openDatabase, type Db } from './store/database';
+import type { Db } from './store/database';
 import { Inbox, type ReceiptOutcome } from './store/inbox';
+import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
+import { closeStore, openStore, type StoreConnections } from './store/store';
 
 /** Who did an operator action, for the audit log. */
 export function operatorName(): string {
@@ -19,57 +21,115 @@ export function operatorName(): string {
   }
 }
 
+export interface CoreOptions {
+  /**
+   * in-process: this process applies (the CLI when no agent runs, tests); none: another thread does
+   * (`serve` runs the applier in a worker thread, src/sync/applier-host.ts).
+   */
+  readonly applier?: 'in-process' | 'none';
+}
+
 /**
- * The agent without its servers: the database, the inbox and the applier, and the operations the
- * CLI, the admin API and the status window share. Opening it migrates the database (or refuses one
- * written by a newer agent).
+ * The agent without its servers: the three data files, the inbox and (in-process) the applier, and
+ * the operations the CLI, the admin API and the status window share. Opening it splits a 0.1 data
+ * folder once, migrates the files, or refuses files written by a newer agent.
  */
 export class AgentCore {
-  readonly db: Db;
+  readonly store: StoreConnections;
   readonly inbox: Inbox;
-  readonly applier: Applier;
-  /**
-   * While paused (tray or window), deliveries are still stored and acknowledged but nothing is
-   * applied; an operator's force-apply still applies the one update it names.
-   */
-  paused = false;
+  /** Null when another thread applies (see CoreOptions). */
+  readonly applier: Applier | null;
 
   constructor(
     readonly config: Readonly<Config>,
     readonly log: Logger,
+    options: CoreOptions = {},
   ) {
-    this.db = openDatabase(databasePath(config.dataDir));
-    this.inbox = new Inbox(this.db);
-    this.applier = new Applier(this.db, config.sync.baseline, {
-      applied: (u) =>
+    const inProcess = (options.applier ?? 'in-process') === 'in-process';
+    this.store = openStore(config.dataDir, {
+      onSplit: (r) =>
         log.info(
-          `applied location ${u.locationId} change ${u.changeSequence}${u.baseline ? ' (baseline)' : ''}${u.forced ? ' (forced)' : ''}: ` +
-            `${u.rowsWritten} ranges written, ${u.warnings} warnings, ${u.applyMs.toFixed(0)} ms`,
+          `data folder split into pos-sync.db (till), agent.db and staff.db: ${r.inboxRows} stored updates, ${r.priceRanges} price ranges, ` +
+            `${r.staffEmployees} cached employees moved; the 0.1 file is kept as ${r.backupFile}`,
         ),
-      failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
-    }, config.sync.baselineSettleSeconds * 1000);
+      // The receiver's connection never checkpoints agent.db on the HTTP loop; the applier thread does.
+      autoCheckpoint: inProcess ? {} : { agent: false },
+    });
+    this.inbox = new Inbox(this.store.agent);
+    this.applier = inProcess
+      ? new Applier(
+          this.store.till,
+          this.store.agent,
+          config.sync.baseline,
+          {
+            applied: (u) => this.logApplied(u),
+            failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
+          },
+          config.sync.baselineSettleSeconds * 1000,
+        )
+      : null;
+  }
+
+  /** The till's file (menu rows and views). Read here; written only by the applier. */
+  get tillDb(): Db {
+    return this.store.till;
+  }
+
+  /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
+  get agentDb(): Db {
+    return this.store.agent;
+  }
+
+  /** staff.db: the staff cache. */
+  get staffDb(): Db {
+    return this.store.staff;
+  }
+
+  get isOpen(): boolean {
+    return this.store.agent.open;
+  }
+
+  logApplied(u: AppliedUpdate): void {
+    this.log.info(
+      `applied location ${u.locationId} change ${u.changeSequence}${u.baseline ? ' (baseline)' : ''}${u.forced ? ' (forced)' : ''}: ` +
+        `${u.rowsWritten} ranges written, ${u.warnings} warnings, ${u.applyMs.toFixed(0)} ms`,
+    );
   }
 
   close(): void {
-    if (!this.db.open) return;
-    try {
-      // Keeps the query planner's statistics current for the till's lookups (SQLite's advice).
-      this.db.pragma('optimize');
-    } catch {
-      // Best effort: a failing disk must not stop a shutdown.
-    }
-    this.db.close();
+    closeStore(this.store);
   }
 
-  /** Applies whatever the chain allows now. */
+  /** Stored in agent.db: every process sees it and it survives a restart. */
+  get paused(): boolean {
+    return this.pause().paused;
+  }
+
+  pause(): PauseState {
+    return pauseState(this.store.agent);
+  }
+
+  setPaused(paused: boolean, actor: string): boolean {
+    return setPaused(this.store.agent, paused, actor);
+  }
+
+  private requireApplier(): Applier {
+    if (!this.applier) throw new AppError('applier_elsewhere', 500, 'this process does not apply updates; ask the running agent');
+    return this.applier;
+  }
+
+  /** Applies whatever the chain allows now (nothing while paused), and refreshes the till's counters. */
   drain(): AppliedUpdate[] {
-    return this.paused ? [] : this.applier.drain();
+    const applier = this.requireApplier();
+    const applied = applier.drain();
+    applier.refreshTillCounters();
+    return applied;
   }
 
-  /** The manual delivery support sends: stored through the same path as a webhook call, then applied. */
-  importPayload(raw: Buffer, actor: string): { outcome: ReceiptOutcome; applied: AppliedUpdate[] } {
+  /** Stores a manual delivery through the same path as a webhook call (agent.db only), audited. */
+  storeImport(raw: Buffer, actor: string): ReceiptOutcome {
     const outcome = this.inbox.receive({ raw, sender: `import by ${actor}`, source: 'import', contentType: 'application/json' });
-    this.db
+    this.store.agent
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(
         new Date().toISOString(),
@@ -81,22 +141,24 @@ export class AgentCore {
             : { quarantineId: outcome.quarantineId, error: outcome.error, bytes: raw.length },
         ),
       );
-    if (outcome.kind === 'stored' && outcome.decision === 'new') this.applier.remember(outcome.inboxId, outcome.body);
+    return outcome;
+  }
+
+  /** The manual delivery support sends: stored, then applied here (in-process applier only). */
+  importPayload(raw: Buffer, actor: string): { outcome: ReceiptOutcome; applied: AppliedUpdate[] } {
+    const applier = this.requireApplier();
+    const outcome = this.storeImport(raw, actor);
+    if (outcome.kind === 'stored' && outcome.decision === 'new') applier.remember(outcome.inboxId, outcome.body);
     return { outcome, applied: this.drain() };
   }
 
   importFile(file: string, actor: string): { outcome: ReceiptOutcome; applied: AppliedUpdate[] } {
-    let raw: Buffer;
-    try {
-      raw = fs.readFileSync(file);
-    } catch (err) {
-      throw new AppError('file_unreadable', 400, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    return this.importPayload(raw, actor);
+    return this.importPayload(readImportFile(file), actor);
   }
 
   forceApply(inboxId: number, actor: string, reason: string): { forced: AppliedUpdate; then: AppliedUpdate[] } {
-    const forced = this.applier.forceApply(inboxId, actor, reason);
+    const applier = this.requireApplier();
+    const forced = applier.forceApply(inboxId, actor, reason);
     return { forced, then: this.drain() };
   }
 
@@ -105,19 +167,21 @@ export class AgentCore {
    * `locations.<id>.name`, else the Description the employee interface's Locations list gives.
    */
   status(): LocationStatus[] {
-    return locationStatuses(this.db, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000).map((s) => ({
+    return locationStatuses(this.store.till, this.store.agent, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000).map((s) => ({
       ...s,
-      locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.db, s.locationId),
+      locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.store.staff, s.locationId),
     }));
   }
 
   acknowledgeWarnings(actor: string, locationId: number | null): number {
-    return acknowledgeWarnings(this.db, actor, locationId);
+    const n = acknowledgeWarnings(this.store.agent, actor, locationId);
+    this.applier?.refreshTillCounters();
+    return n;
   }
 
   /** The location's timezone: configured, else from its Country in the cached /Locations list (staff sync), else the default. */
   timezoneFor(locationId: number): string {
-    return this.config.locations[String(locationId)]?.timezone ?? cachedLocationTimezone(this.db, locationId) ?? this.config.defaultTimezone;
+    return this.config.locations[String(locationId)]?.timezone ?? cachedLocationTimezone(this.store.staff, locationId) ?? this.config.defaultTimezone;
   }
 
   /** Today for a location (in its timezone), or for the default timezone when none is given. */
@@ -128,10 +192,18 @@ export class AgentCore {
   lookup(plu: string, options: { locationId?: number | null; date?: string | null } = {}): { date: string; items: TillAnswer[] } {
     const locationId = options.locationId ?? null;
     const date = options.date ?? this.today(locationId);
-    return { date, items: lookupPlu(this.db, plu.trim(), date, locationId) };
+    return { date, items: lookupPlu(this.store.till, plu.trim(), date, locationId) };
   }
 
   deliveries(limit = 100, beforeId: number | null = null): ReturnType<typeof recentDeliveries> {
-    return recentDeliveries(this.db, limit, beforeId);
+    return recentDeliveries(this.store.agent, limit, beforeId);
+  }
+}
+
+export function readImportFile(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new AppError('file_unreadable', 400, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }

@@ -29,7 +29,7 @@ import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
-export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service'>;
+export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings'>;
 
 export interface AdminDeps {
   readonly agent: AdminAgent;
@@ -195,7 +195,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   app.get('/api/payloads/:kind/:id', (req, res) => {
     const kind = req.params.kind;
     if (kind !== 'inbox' && kind !== 'quarantine') throw new AppError('not_found', 404, 'no such payload kind');
-    const body = storedBody(core.db, kind, positiveInt(req.params.id, 'id'));
+    const body = storedBody(core.agentDb, kind, positiveInt(req.params.id, 'id'));
     if (body === null) throw new AppError('not_found', 404, `no stored payload ${kind} #${req.params.id}`);
     // As bytes, typed as text: the window shows it with textContent; a browser opening it directly
     // must not run it (nosniff + CSP sandbox).
@@ -205,7 +205,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
 
   app.get('/api/stats/daily', (req, res) => {
     const days = Math.min(Math.max(optionalPositiveInt(req.query.days, 'days') ?? 14, 1), 90);
-    res.json({ timeZone: agent.config.defaultTimezone, ...dailyStats(core.db, days, agent.config.defaultTimezone) });
+    res.json({ timeZone: agent.config.defaultTimezone, ...dailyStats(core.agentDb, days, agent.config.defaultTimezone) });
   });
 
   app.get('/api/lookup', (req, res) => {
@@ -217,10 +217,10 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json(core.lookup(plu, { locationId, date: typeof date === 'string' && date !== '' ? date : null }));
   });
 
-  app.post('/api/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), (req, res) => {
+  app.post('/api/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
-    const { outcome, applied } = core.importPayload(raw, actor());
+    const { outcome, applied } = await agent.importPayload(raw, actor());
     log.info(`status window: payload imported (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
     if (outcome.kind === 'rejected') {
       res.status(422).json({ outcome: { kind: 'rejected', quarantineId: outcome.quarantineId, errorId: outcome.errorId, error: outcome.error }, applied });
@@ -230,13 +230,13 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json({ outcome: summary, applied });
   });
 
-  app.post('/api/updates/:inboxId/force-apply', json, (req, res) => {
+  app.post('/api/updates/:inboxId/force-apply', json, async (req, res) => {
     const inboxId = positiveInt(req.params.inboxId, 'inboxId');
     const reason = (req.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
       throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');
     }
-    const result = core.forceApply(inboxId, actor(), reason.trim());
+    const result = await agent.forceApply(inboxId, actor(), reason.trim());
     log.warn(`status window: update #${inboxId} force-applied by ${actor()}`);
     res.json(result);
   });
@@ -244,13 +244,13 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   app.post('/api/warnings/acknowledge', json, (req, res) => {
     const raw = (req.body as { locationId?: unknown } | undefined)?.locationId;
     if (raw !== null && raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw))) throw new AppError('invalid_parameter', 400, 'locationId must be a number or null');
-    res.json({ acknowledged: core.acknowledgeWarnings(actor(), (raw as number | null | undefined) ?? null) });
+    res.json({ acknowledged: agent.acknowledgeWarnings(actor(), (raw as number | null | undefined) ?? null) });
   });
 
   app.put('/api/sync/paused', json, (req, res) => {
     const paused = (req.body as { paused?: unknown } | undefined)?.paused;
     if (typeof paused !== 'boolean') throw new AppError('invalid_parameter', 400, 'paused must be true or false');
-    agent.setPaused(paused);
+    agent.setPaused(paused, actor());
     res.json({ paused: agent.isPaused });
   });
 
@@ -307,7 +307,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     const action = String(req.params.id);
     const result = await provider.runAdminAction(action, actor());
     // Operator actions are audited like force-apply (who, what, when); the message says what happened.
-    core.db
+    core.agentDb
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(new Date().toISOString(), actor(), `panel:${String(req.params.name)}:${action}`, JSON.stringify({ message: result.message }));
     log.info(`status window: ${String(req.params.name)} action ${action} by ${actor()}: ${result.message}`);
@@ -322,12 +322,12 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   let lastFingerprint = '';
   let timer: NodeJS.Timeout | null = null;
   const tick = (): void => {
-    if (!core.db.open) return;
+    if (!core.isOpen) return;
     let fingerprint: string;
     try {
       // Operations alerts change without touching the database (a tunnel dying): part of the fingerprint.
       const alerts = collectAlerts(agent, deps.panelServices, log).map((a) => `${a.id}:${a.light}:${a.title}:${a.text}`);
-      fingerprint = `${changeFingerprint(core.db)}|${agent.isPaused}|${alerts.join('|')}`;
+      fingerprint = `${changeFingerprint(core.agentDb, core.tillDb)}|${agent.isPaused}|${alerts.join('|')}`;
     } catch (err) {
       log.error('status window live check:', err);
       return;

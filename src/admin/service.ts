@@ -86,7 +86,7 @@ export class AdminService implements AgentService {
 
   /** The traffic light and headline for the tray (same wording as the window). */
   summary(now: Date = new Date()): Summary | null {
-    if (!this.agent || !this.agent.core.db.open) return null;
+    if (!this.agent || !this.agent.core.isOpen) return null;
     return summarise(this.agent.core.status(), {
       now,
       paused: this.agent.isPaused,

@@ -58,15 +58,17 @@ export function dailyStats(db: Db, days: number, timeZone: string, now: Date = n
  * A cheap fingerprint of everything the window shows from the database; the live view pushes an
  * event when it changes (the CLI in another process can change the data too, so we look, not listen).
  */
-export function changeFingerprint(db: Db): string {
-  const row = db
+export function changeFingerprint(agent: Db, till: Db): string {
+  const row = agent
     .prepare(
       `SELECT (SELECT coalesce(max(id), 0) FROM deliveries) AS d,
               (SELECT coalesce(max(id), 0) FROM audit_log) AS a,
               (SELECT count(*) FROM inbox WHERE state = 'pending') AS p,
-              (SELECT count(*) FROM update_warnings WHERE acknowledged_at IS NULL) AS w,
-              (SELECT coalesce(group_concat(location_id || ':' || coalesce(last_change_sequence, '-'), ','), '') FROM locations) AS l`,
+              (SELECT count(*) FROM update_warnings WHERE acknowledged_at IS NULL) AS w`,
     )
-    .get() as { d: number; a: number; p: number; w: number; l: string };
-  return `${row.d}|${row.a}|${row.p}|${row.w}|${row.l}`;
+    .get() as { d: number; a: number; p: number; w: number };
+  const applied = till
+    .prepare(`SELECT coalesce(group_concat(location_id || ':' || coalesce(last_change_sequence, '-'), ','), '') AS l FROM locations`)
+    .get() as { l: string };
+  return `${row.d}|${row.a}|${row.p}|${row.w}|${applied.l}`;
 }

@@ -66,7 +66,7 @@ export class StaffService implements AgentService {
 
   /** Opens the cache on the agent's database and starts the sync schedule (first sync right away). */
   async start(agent: Agent): Promise<void> {
-    this.cacheStore ??= new StaffCache(agent.core.db, this.settings.fieldNames);
+    this.cacheStore ??= new StaffCache(agent.core.staffDb, this.settings.fieldNames);
     const minutes = this.settings.syncIntervalMinutes;
     if (minutes <= 0) {
       this.log.info('staff sync: no schedule (employees.syncIntervalMinutes is 0); run `staff sync` to refresh');

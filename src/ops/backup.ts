@@ -8,7 +8,7 @@ import { operatorName } from '../core';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
 import { appliedMigrations, configureWriter, databasePath, openDatabase, type Db } from '../store/database';
-import { MIGRATIONS } from '../store/migrations';
+import { TILL_MIGRATIONS as MIGRATIONS } from '../store/migrations';
 import { assertNoRunningAgent } from './instance';
 import { formatBytes } from './disk';
 import { backupAlerts, backupPanel, localTime } from './panels';
@@ -291,7 +291,7 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
   /** Takes a backup now (the window's button and the schedule). */
   async backupNow(): Promise<BackupFile | null> {
     if (this.running) return this.running;
-    const db = this.agent?.core.db;
+    const db = this.agent?.core.tillDb;
     if (!db?.open) return null;
     this.running = backupDatabase(db, backupDir(this.config), this.config.backup.keep, this.clock())
       .then((b) => {

@@ -7,8 +7,7 @@ import { maskConfig } from '../config/load';
 import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import { redactor } from '../log';
-import { appliedMigrations, databasePath, type Db } from '../store/database';
-import { MIGRATIONS } from '../store/migrations';
+import { appliedMigrations, MIGRATIONS_FOR, storeFilePath, type Db, type StoreFileKind } from '../store/database';
 import { locationStatuses, recentDeliveries } from '../store/queries';
 import { listBackups } from './backup';
 import { clockState } from './clock-service';
@@ -71,7 +70,8 @@ function tail(file: string, bytes: number): Buffer {
   }
 }
 
-function databaseReport(db: Db): Record<string, unknown> {
+function databaseReport(db: Db, kind: StoreFileKind): Record<string, unknown> {
+  const MIGRATIONS = MIGRATIONS_FOR[kind];
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
   const counts: Record<string, number> = {};
   for (const table of [...COUNTED_TABLES, ...[...tables].filter((t) => t.startsWith('staff_')).sort()]) {
@@ -95,9 +95,9 @@ function databaseReport(db: Db): Record<string, unknown> {
   };
 }
 
-function syncReport(db: Db, config: Readonly<Config>): Record<string, unknown> {
+function syncReport(till: Db, db: Db, config: Readonly<Config>): Record<string, unknown> {
   return {
-    locations: locationStatuses(db, config.sync.baseline),
+    locations: locationStatuses(till, db, config.sync.baseline),
     // Without senders: an address can be personal data, and support needs the sequence, not the caller.
     // Parser messages quote the start of a refused body: keep the message, drop the quotes.
     recentDeliveries: recentDeliveries(db, 200).map((d) => ({
@@ -145,23 +145,33 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
   );
   add('config.json', json(maskConfig(config)));
 
-  const dbFile = databasePath(config.dataDir);
+  // Each of the three files (counts only: no row of staff.db or of a payload goes into the zip).
   let sqliteVersion = 'unknown';
-  if (fs.existsSync(dbFile)) {
-    let db: Db | null = null;
+  const opened: Partial<Record<StoreFileKind, Db>> = {};
+  const reports: Record<string, unknown> = {};
+  for (const kind of ['till', 'agent', 'staff'] as const) {
+    const dbFile = storeFilePath(config.dataDir, kind);
+    if (!fs.existsSync(dbFile)) {
+      reports[kind] = { file: dbFile, error: 'no database yet' };
+      continue;
+    }
     try {
-      db = new Database(dbFile, { readonly: true, fileMustExist: true });
+      const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+      opened[kind] = db;
       db.pragma('busy_timeout = 5000');
       sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-      add('database.json', json({ file: dbFile, bytes: fs.statSync(dbFile).size, ...databaseReport(db) }));
-      add('sync-state.json', json(syncReport(db, config)));
+      reports[kind] = { file: dbFile, bytes: fs.statSync(dbFile).size, ...databaseReport(db, kind) };
     } catch (err) {
-      add('database.json', json({ file: dbFile, error: describeError(err) }));
-    } finally {
-      db?.close();
+      reports[kind] = { file: dbFile, error: describeError(err) };
     }
-  } else {
-    add('database.json', json({ file: dbFile, error: 'no database yet' }));
+  }
+  add('database.json', json(reports));
+  try {
+    if (opened.till && opened.agent) add('sync-state.json', json(syncReport(opened.till, opened.agent, config)));
+  } catch (err) {
+    add('sync-state.json', json({ error: describeError(err) }));
+  } finally {
+    for (const db of Object.values(opened)) db.close();
   }
 
   add(

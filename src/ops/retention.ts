@@ -60,10 +60,19 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /** One kind of prunable row: a statement that handles at most `limit` rows and reports how many. */
 interface PruneStep {
   readonly key: keyof PruneCounts;
+  /** The file the step writes: its batch is one transaction there. */
+  readonly db: Db;
   readonly run: (limit: number) => number;
 }
 
-function steps(db: Db, cutoffs: RetentionCutoffs): PruneStep[] {
+/** The two files retention prunes: agent.db (bodies, quarantine, history) and the till's ended ranges. */
+export interface PruneTarget {
+  readonly agent: Db;
+  readonly till: Db;
+}
+
+function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
+  const db = target.agent;
   const rawBodies = db.prepare(
     `UPDATE inbox SET body = NULL WHERE id IN (
        SELECT id FROM inbox WHERE body IS NOT NULL AND state IN ('applied', 'stale', 'superseded')
@@ -75,19 +84,19 @@ function steps(db: Db, cutoffs: RetentionCutoffs): PruneStep[] {
   );
   const quarantine = db.prepare('DELETE FROM quarantine WHERE id IN (SELECT id FROM quarantine WHERE received_at < ? LIMIT ?)');
   const deliveries = db.prepare('DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < ? LIMIT ?)');
-  const prices = db.prepare('DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)');
-  const availability = db.prepare(
+  const prices = target.till.prepare('DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)');
+  const availability = target.till.prepare(
     'DELETE FROM availability_ranges WHERE id IN (SELECT id FROM availability_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
   );
   const list: PruneStep[] = [
-    { key: 'rawBodies', run: (n) => rawBodies.run(cutoffs.rawPayloadBefore, n).changes },
-    { key: 'conflictBodies', run: (n) => conflictBodies.run(cutoffs.quarantineBefore, n).changes },
-    { key: 'quarantine', run: (n) => quarantine.run(cutoffs.quarantineBefore, n).changes },
-    { key: 'deliveries', run: (n) => deliveries.run(cutoffs.deliveriesBefore, n).changes },
+    { key: 'rawBodies', db, run: (n) => rawBodies.run(cutoffs.rawPayloadBefore, n).changes },
+    { key: 'conflictBodies', db, run: (n) => conflictBodies.run(cutoffs.quarantineBefore, n).changes },
+    { key: 'quarantine', db, run: (n) => quarantine.run(cutoffs.quarantineBefore, n).changes },
+    { key: 'deliveries', db, run: (n) => deliveries.run(cutoffs.deliveriesBefore, n).changes },
   ];
   for (const [locationId, before] of cutoffs.rangesEndedBefore) {
-    list.push({ key: 'priceRanges', run: (n) => prices.run(before, locationId, n).changes });
-    list.push({ key: 'availabilityRanges', run: (n) => availability.run(before, locationId, n).changes });
+    list.push({ key: 'priceRanges', db: target.till, run: (n) => prices.run(before, locationId, n).changes });
+    list.push({ key: 'availabilityRanges', db: target.till, run: (n) => availability.run(before, locationId, n).changes });
   }
   return list;
 }
@@ -97,7 +106,7 @@ function steps(db: Db, cutoffs: RetentionCutoffs): PruneStep[] {
  * loop between batches. `shouldStop` lets the service end a run early when the agent stops.
  */
 export async function pruneDatabase(
-  db: Db,
+  target: PruneTarget,
   cutoffs: RetentionCutoffs,
   batchSize: number,
   shouldStop: () => boolean = () => false,
@@ -106,10 +115,10 @@ export async function pruneDatabase(
   const counts: PruneCounts = { rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0 };
   let batches = 0;
   let longestBatchMs = 0;
-  for (const step of steps(db, cutoffs)) {
-    while (!shouldStop() && db.open) {
+  for (const step of steps(target, cutoffs)) {
+    while (!shouldStop() && step.db.open) {
       const t0 = performance.now();
-      const changed = db.transaction(() => step.run(batchSize)).immediate();
+      const changed = step.db.transaction(() => step.run(batchSize)).immediate();
       const ms = performance.now() - t0;
       longestBatchMs = Math.max(longestBatchMs, ms);
       batches += 1;
@@ -121,9 +130,9 @@ export async function pruneDatabase(
   return { counts, batches, longestBatchMs, totalMs: performance.now() - started };
 }
 
-/** The locations the database knows, with the timezone their dates are in. */
-export function locationTimezones(db: Db, config: Readonly<Config>): { locationId: number; timezone: string }[] {
-  return (db.prepare('SELECT location_id FROM locations').all() as { location_id: number }[]).map((l) => ({
+/** The locations the till's file knows, with the timezone their dates are in. */
+export function locationTimezones(till: Db, config: Readonly<Config>): { locationId: number; timezone: string }[] {
+  return (till.prepare('SELECT location_id FROM locations').all() as { location_id: number }[]).map((l) => ({
     locationId: l.location_id,
     timezone: config.locations[String(l.location_id)]?.timezone ?? config.defaultTimezone,
   }));
@@ -235,15 +244,16 @@ export class RetentionService implements AgentService, AdminPanelProvider {
 
   async pruneNow(): Promise<PruneReport | null> {
     if (this.running) return this.running;
-    const db = this.agent?.core.db;
-    if (!db?.open || this.stopping) return null;
+    const core = this.agent?.core;
+    if (!core?.isOpen || this.stopping) return null;
+    const target: PruneTarget = { agent: core.agentDb, till: core.tillDb };
     const config = this.config;
     this.running = (async () => {
       try {
         const { effective, error } = this.effective();
         if (error) this.log.warn(`retention: using the configured periods; the window's settings cannot be read: ${error}`);
-        const cutoffs = retentionCutoffs({ ...config.retention, ...effective.days }, locationTimezones(db, config), this.clock());
-        const report = await pruneDatabase(db, cutoffs, config.retention.batchSize, () => this.stopping);
+        const cutoffs = retentionCutoffs({ ...config.retention, ...effective.days }, locationTimezones(target.till, config), this.clock());
+        const report = await pruneDatabase(target, cutoffs, config.retention.batchSize, () => this.stopping);
         this.lastReport = report;
         this.lastError = null;
         const total = Object.values(report.counts).reduce((a, b) => a + b, 0);

@@ -2,45 +2,76 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../errors';
-import { MIGRATIONS, type Migration } from './migrations';
+import { AGENT_MIGRATIONS, STAFF_MIGRATIONS, TILL_MIGRATIONS, type Migration } from './migrations';
 
 export type Db = Database.Database;
 
-export const DATABASE_FILE = 'pos-sync.db';
+/**
+ * The agent keeps three SQLite files in its data folder, one per trust boundary (docs/operations.md):
+ * - pos-sync.db: the till's file: the POS contract only (menu rows, views, applied sequence);
+ * - agent.db: inbox, deliveries, quarantine, warnings, audit log, operations state (owner-only);
+ * - staff.db: the staff cache, personal data (owner-only, left out of routine backups by default).
+ */
+export const TILL_FILE = 'pos-sync.db';
+export const AGENT_FILE = 'agent.db';
+export const STAFF_FILE = 'staff.db';
+/** The till's file keeps the 0.1 name so existing till set-ups keep working. */
+export const DATABASE_FILE = TILL_FILE;
 
+export type StoreFileKind = 'till' | 'agent' | 'staff';
+
+export const STORE_FILES: Readonly<Record<StoreFileKind, string>> = { till: TILL_FILE, agent: AGENT_FILE, staff: STAFF_FILE };
+
+export const MIGRATIONS_FOR: Readonly<Record<StoreFileKind, readonly Migration[]>> = {
+  till: TILL_MIGRATIONS,
+  agent: AGENT_MIGRATIONS,
+  staff: STAFF_MIGRATIONS,
+};
+
+/** The till's file (the one a POS opens). */
 export function databasePath(dataDir: string): string {
-  return path.join(dataDir, DATABASE_FILE);
+  return path.join(dataDir, TILL_FILE);
+}
+
+export function storeFilePath(dataDir: string, kind: StoreFileKind): string {
+  return path.join(dataDir, STORE_FILES[kind]);
 }
 
 /**
- * Connection settings for the one writer. WAL lets the till read while we write; synchronous=FULL
+ * Connection settings for a writer. WAL lets the till read while we write; synchronous=FULL
  * (better-sqlite3 leaves SQLite's WAL default of NORMAL, which can lose the last commits on power
  * loss) makes a COMMIT durable before we answer 200.
  */
-export function configureWriter(db: Db): void {
+export function configureWriter(db: Db, options: { autoCheckpoint?: boolean } = {}): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
-  // Let the WAL be checkpointed back regularly so readers do not slow down on a long WAL.
-  db.pragma('wal_autocheckpoint = 1000');
+  // Let the WAL be checkpointed back regularly so readers do not slow down on a long WAL. The
+  // receiver's connection turns this off: a checkpoint after a large body would run on the HTTP event
+  // loop; the applier's thread checkpoints agent.db instead (src/sync/applier.ts).
+  db.pragma(`wal_autocheckpoint = ${options.autoCheckpoint === false ? 0 : 1000}`);
   db.pragma('journal_size_limit = 67108864');
 }
 
 export interface OpenOptions {
   /** Run missing migrations (the agent does; read-only tools do not). */
   migrate?: boolean;
-  /** Extra migrations for tests of the refusal path. */
+  /** Which file this is (decides the migrations); default the till's. */
+  kind?: StoreFileKind;
+  /** Migrations to use instead of the kind's (tests of the refusal path). */
   migrations?: readonly Migration[];
+  /** See configureWriter. */
+  autoCheckpoint?: boolean;
 }
 
-/** Opens (creating if needed) the agent's database, migrated to this build's schema. */
+/** Opens (creating if needed) one of the agent's files, migrated to this build's schema. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    configureWriter(db);
-    migrate(db, options.migrations ?? MIGRATIONS, options.migrate ?? true);
+    configureWriter(db, options.autoCheckpoint === undefined ? {} : { autoCheckpoint: options.autoCheckpoint });
+    migrate(db, options.migrations ?? MIGRATIONS_FOR[options.kind ?? 'till'], options.migrate ?? true, path.basename(file));
     return db;
   } catch (err) {
     db.close();
@@ -73,9 +104,10 @@ export function appliedMigrations(db: Db): { version: number; name: string; appl
  * migrations this build does not know: it was written by a newer agent, and writing to it with older
  * code could corrupt what the newer one relies on.
  */
-export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS, apply = true): void {
+export function migrate(db: Db, migrations: readonly Migration[] = TILL_MIGRATIONS, apply = true, fileName = TILL_FILE): void {
+  // Not STRICT: the till's file must stay readable by SQLite builds older than 3.37.
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const known = new Map(migrations.map((m) => [m.version, m]));
   const done = appliedMigrations(db);
   const unknown = done.filter((d) => known.get(d.version)?.name !== d.name);
@@ -83,7 +115,7 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS, a
     throw new AppError(
       'database_newer_than_agent',
       500,
-      `the database has migrations this agent does not know (${unknown.map((u) => `${u.version}-${u.name}`).join(', ')}); ` +
+      `${fileName} has migrations this agent does not know (${unknown.map((u) => `${u.version}-${u.name}`).join(', ')}); ` +
         'it was written by a newer version: install that version, or restore a backup made by this one',
     );
   }

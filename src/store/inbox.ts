@@ -43,8 +43,9 @@ export interface QuarantineInput {
 }
 
 /**
- * The durable inbox. Every method commits before it returns, so the webhook answers 200 only for
- * what is on disk (WAL + synchronous=FULL).
+ * The durable inbox, in agent.db. Every method commits before it returns, so the webhook answers 200
+ * only for what is on disk (WAL + synchronous=FULL). It never touches the till's file, so a receipt
+ * never waits for an apply's write lock.
  */
 export class Inbox {
   private readonly findSameSequence;
@@ -73,7 +74,7 @@ export class Inbox {
        VALUES (@receivedAt, @sender, @source, @contentType, @body, @bytes, @sha, @errorId, @field, @reason)`,
     );
     this.ensureLocation = db.prepare(
-      'INSERT INTO locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
+      'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
     );
     this.bodyOf = db.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox WHERE id = ?');
   }

@@ -1,6 +1,7 @@
 import { addDays, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePlan } from '../domain/payload';
 import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
+import { crashPoint } from '../sync/crash-points';
 import type { Db } from './database';
 
 interface PriceRow {
@@ -45,8 +46,8 @@ function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDat
 }
 
 /**
- * Writes an update plan into the menu tables. Must run inside the caller's transaction: the applier
- * commits the menu change, the inbox state and the location's sequence together.
+ * Writes an update plan into the till file's menu tables. Must run inside the caller's transaction: the
+ * applier commits the menu change, the location's sequence and the applied_updates record together.
  */
 export class MenuWriter {
   private readonly upsertItem;
@@ -56,7 +57,6 @@ export class MenuWriter {
   private readonly selectAvailability;
   private readonly deleteAvailability;
   private readonly insertAvailability;
-  private readonly insertWarning;
 
   constructor(db: Db) {
     this.upsertItem = db.prepare(
@@ -84,13 +84,10 @@ export class MenuWriter {
       `INSERT INTO availability_ranges (location_id, item_id, meal_period, date_from, date_to, status, source_inbox_id)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertWarning = db.prepare(
-      'INSERT INTO update_warnings (inbox_id, location_id, path, message, created_at) VALUES (?, ?, ?, ?, ?)',
-    );
   }
 
   /** Returns how many range rows were written, for the apply report. */
-  write(plan: UpdatePlan, inboxId: number, at: string): { rowsWritten: number } {
+  write(plan: UpdatePlan, inboxId: number): { rowsWritten: number } {
     const location = plan.locationId;
     let rowsWritten = 0;
     for (const item of plan.items) {
@@ -119,6 +116,7 @@ export class MenuWriter {
         for (const r of add) {
           const v = r.value;
           this.insertPrice.run(location, item.itemId, tariff, r.from, r.to, v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency, inboxId);
+          crashPoint('apply-row');
         }
         rowsWritten += add.length;
       }
@@ -131,11 +129,14 @@ export class MenuWriter {
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
         for (const id of remove) this.deleteAvailability.run(id);
-        for (const r of add) this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
+        for (const r of add) {
+          this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
+          crashPoint('apply-row');
+        }
         rowsWritten += add.length;
       }
     }
-    for (const w of plan.warnings) this.insertWarning.run(inboxId, location, w.path, w.message, at);
+    // The plan's warnings are the agent's, not the till's: the applier records them in agent.db.
     return { rowsWritten };
   }
 }

@@ -6,12 +6,36 @@ export type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, Till
 
 /** Read models for `status`, `lookup`, the admin API and the status window. Read-only. */
 
-export function locationStatuses(db: Db, policy: BaselinePolicy, baselineSettleMs = 0, now: number = Date.now()): LocationStatus[] {
-  const locations = db
-    .prepare<[], { location_id: number; location_name: string | null; currency: string | null; last_change_sequence: number | null; last_applied_at: string | null; first_seen_at: string }>(
-      'SELECT location_id, location_name, currency, last_change_sequence, last_applied_at, first_seen_at FROM locations ORDER BY location_id',
+/**
+ * Per-location sync state: what is applied comes from the till's file (its truth), what waits and
+ * what was warned about from agent.db.
+ */
+export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, baselineSettleMs = 0, now: number = Date.now()): LocationStatus[] {
+  const known = agent
+    .prepare<[], { location_id: number; location_name: string | null; first_seen_at: string }>(
+      'SELECT location_id, location_name, first_seen_at FROM known_locations ORDER BY location_id',
     )
     .all();
+  const applied = new Map(
+    till
+      .prepare<[], { location_id: number; location_name: string | null; currency: string | null; last_change_sequence: number | null; last_applied_at: string | null }>(
+        'SELECT location_id, location_name, currency, last_change_sequence, last_applied_at FROM locations',
+      )
+      .all()
+      .map((l) => [l.location_id, l]),
+  );
+  const locations = known.map((k) => {
+    const a = applied.get(k.location_id);
+    return {
+      location_id: k.location_id,
+      location_name: a?.location_name ?? k.location_name,
+      currency: a?.currency ?? null,
+      last_change_sequence: a?.last_change_sequence ?? null,
+      last_applied_at: a?.last_applied_at ?? null,
+      first_seen_at: k.first_seen_at,
+    };
+  });
+  const db = agent;
   const pendingStmt = db.prepare<[number], { id: number; change_sequence: number; parent_change_sequence: number; received_at: string; source: string; note: string | null }>(
     "SELECT id, change_sequence, parent_change_sequence, received_at, source, note FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
   );
@@ -69,7 +93,8 @@ export function locationStatuses(db: Db, policy: BaselinePolicy, baselineSettleM
 }
 
 /** Marks open warnings as seen by an operator (all, or one location's). Returns how many. */
-export function acknowledgeWarnings(db: Db, actor: string, locationId: number | null): number {
+export function acknowledgeWarnings(agent: Db, actor: string, locationId: number | null): number {
+  const db = agent;
   return db
     .transaction(() => {
       const at = new Date().toISOString();
@@ -92,8 +117,9 @@ export function acknowledgeWarnings(db: Db, actor: string, locationId: number | 
  * What the till will charge for a PLU on a date, read through the POS views themselves so the answer
  * is the one the POS gets. Every item with that PLU is listed (PLUs are not unique).
  */
-export function lookupPlu(db: Db, plu: string, date: string, locationId: number | null): TillAnswer[] {
+export function lookupPlu(till: Db, plu: string, date: string, locationId: number | null): TillAnswer[] {
   const where = locationId === null ? '' : 'AND location_id = @locationId';
+  const db = till;
   const prices = db
     .prepare(
       `SELECT location_id, plu, item_id, item_name, item_type, tariff_name, price_model, tax_code, tax_rate,
@@ -144,8 +170,8 @@ export function lookupPlu(db: Db, plu: string, date: string, locationId: number 
   }));
 }
 
-export function recentDeliveries(db: Db, limit = 100, beforeId: number | null = null): DeliveryRow[] {
-  const rows = db
+export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null = null): DeliveryRow[] {
+  const rows = agent
     .prepare(
       `SELECT d.id, d.received_at, d.sender, d.source, d.body_bytes, d.location_id, d.change_sequence, d.outcome,
               d.http_status, d.reason, d.inbox_id, d.quarantine_id, i.state, i.apply_ms, i.note
@@ -186,7 +212,7 @@ export function recentDeliveries(db: Db, limit = 100, beforeId: number | null = 
 }
 
 /** A stored body (inbox or quarantine) for inspection, as the bytes that arrived. */
-export function storedBody(db: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
-  const row = db.prepare<[number], { body: Buffer | null }>(`SELECT body FROM ${kind === 'inbox' ? 'inbox' : 'quarantine'} WHERE id = ?`).get(id);
+export function storedBody(agent: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
+  const row = agent.prepare<[number], { body: Buffer | null }>(`SELECT body FROM ${kind === 'inbox' ? 'inbox' : 'quarantine'} WHERE id = ?`).get(id);
   return row?.body ?? null;
 }

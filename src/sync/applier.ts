@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { streamUpdate, validateEnvelope } from '../domain/payload';
+import { streamUpdate, validateEnvelope, type UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
 import { MenuWriter } from '../store/menu';
+import { isPaused } from '../store/operations-state';
+import { crashPoint } from './crash-points';
 
 interface PendingRow {
   id: number;
@@ -25,59 +27,146 @@ export interface AppliedUpdate {
 export interface ApplierEvents {
   applied?(update: AppliedUpdate): void;
   failed?(locationId: number, inboxId: number, error: unknown): void;
+  /** An update the till file says is applied but the inbox did not know yet (a crash between the commits). */
+  reconciled?(inboxId: number): void;
+}
+
+export interface ApplierFailure {
+  readonly inboxId: number;
+  readonly message: string;
+  readonly at: string;
+}
+
+interface AppliedRecord {
+  inbox_id: number;
+  location_id: number;
+  change_sequence: number;
+  applied_at: string;
+  apply_ms: number;
+  baseline: number;
+  forced: number;
 }
 
 /**
- * The one writer of the menu tables. For each location it applies, in chain order, every pending
- * update whose ParentChangeSequence equals the last applied ChangeSequence. Each apply is one
- * IMMEDIATE transaction covering the menu rows, the inbox state and the location's sequence, so a
- * crash at any instant leaves either all of an update or none of it, and a restart resumes.
+ * The one writer of the till's menu. For each location it applies, in chain order, every pending
+ * update whose ParentChangeSequence equals the last applied ChangeSequence.
+ *
+ * Two files, two commits (SQLite commits are atomic per file only):
+ * 1. pos-sync.db, one IMMEDIATE transaction: the menu rows, the location's applied sequence and an
+ *    applied_updates record. This is the truth about what the till has.
+ * 2. agent.db: the inbox row becomes 'applied', with its warnings (and, for a force-apply, the older
+ *    pending updates become 'superseded').
+ * A crash between the two leaves an inbox row 'pending' that the till file lists as applied;
+ * `reconcile()` (run before every drain) finishes step 2 for it, so nothing is lost or applied twice.
  */
 export class Applier {
   private readonly writer: MenuWriter;
   private readonly parsedBodies = new Map<number, Record<string, unknown>>();
   /** Last failure per location, kept in memory (and in inbox.note) so status can show it. */
-  readonly lastFailure = new Map<number, { inboxId: number; message: string; at: string }>();
+  readonly lastFailure = new Map<number, ApplierFailure>();
+  private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    private readonly till: Db,
+    private readonly agent: Db,
     private readonly policy: BaselinePolicy,
     private readonly events: ApplierEvents = {},
     /** See sync.baselineSettleSeconds. */
     private readonly baselineSettleMs = 0,
   ) {
-    this.writer = new MenuWriter(db);
+    this.writer = new MenuWriter(till);
+    this.stmt = {
+      tillSequence: till.prepare<[number], { last_change_sequence: number | null }>('SELECT last_change_sequence FROM locations WHERE location_id = ?'),
+      appliedRecord: till.prepare<[number], AppliedRecord>(
+        'SELECT inbox_id, location_id, change_sequence, applied_at, apply_ms, baseline, forced FROM applied_updates WHERE inbox_id = ?',
+      ),
+      upsertLocation: till.prepare(
+        `INSERT INTO locations (location_id, location_name, currency, last_change_sequence, last_applied_at)
+         VALUES (@locationId, @name, @currency, @sequence, @at)
+         ON CONFLICT (location_id) DO UPDATE SET last_change_sequence = excluded.last_change_sequence,
+           last_applied_at = excluded.last_applied_at,
+           location_name = coalesce(excluded.location_name, location_name), currency = coalesce(excluded.currency, currency)`,
+      ),
+      insertApplied: till.prepare(
+        `INSERT INTO applied_updates (inbox_id, location_id, change_sequence, applied_at, apply_ms, baseline, forced, rows_written)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      pendingIds: agent.prepare<[], { id: number; location_id: number }>("SELECT id, location_id FROM inbox WHERE state = 'pending'"),
+      pendingLocations: agent.prepare<[], { location_id: number }>("SELECT DISTINCT location_id FROM inbox WHERE state = 'pending' ORDER BY location_id"),
+      pendingFor: agent.prepare<[number], PendingRow & { received_at: string; source: string }>(
+        "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
+      ),
+      markStale: agent.prepare("UPDATE inbox SET state = 'stale', note = ? WHERE id = ? AND state = 'pending'"),
+      body: agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox WHERE id = ?'),
+      markApplied: agent.prepare(
+        "UPDATE inbox SET state = 'applied', applied_at = ?, apply_ms = ?, baseline = ?, forced = ?, note = NULL WHERE id = ? AND state = 'pending'",
+      ),
+      supersede: agent.prepare(
+        "UPDATE inbox SET state = 'superseded', note = ? WHERE location_id = ? AND state = 'pending' AND change_sequence < ?",
+      ),
+      insertWarning: agent.prepare('INSERT INTO update_warnings (inbox_id, location_id, path, message, created_at) VALUES (?, ?, ?, ?, ?)'),
+      knownName: agent.prepare('UPDATE known_locations SET location_name = coalesce(?, location_name) WHERE location_id = ?'),
+      audit: agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)'),
+      note: agent.prepare('UPDATE inbox SET note = ? WHERE id = ?'),
+    };
   }
 
-  /** Hands over a body already parsed at receipt so a large payload is not parsed twice. */
+  /** Hands over a body already parsed at receipt (same thread only) so a large payload is not parsed twice. */
   remember(inboxId: number, body: Record<string, unknown>): void {
     this.parsedBodies.set(inboxId, body);
   }
 
-  /** Applies everything that can be applied now. Returns what was applied, in order. */
+  /** The till file's applied ChangeSequence for a location (null: nothing applied yet). */
+  appliedSequence(locationId: number): number | null {
+    return this.stmt.tillSequence.get(locationId)?.last_change_sequence ?? null;
+  }
+
+  /**
+   * Finishes, in agent.db, any update the till file has applied but the inbox still calls pending
+   * (a crash between the two commits). Idempotent. Returns how many it finished.
+   */
+  reconcile(): number {
+    let finished = 0;
+    for (const { id } of this.stmt.pendingIds.all()) {
+      const record = this.stmt.appliedRecord.get(id);
+      if (!record) continue;
+      // The warnings were not recorded: derive them again from the stored body (same plan, same warnings).
+      let plan: UpdatePlan | null = null;
+      try {
+        plan = this.planFor(id);
+      } catch {
+        plan = null;
+      }
+      this.agent
+        .transaction(() => {
+          this.finish(record, plan, record.forced === 1);
+          this.stmt.audit.run(new Date().toISOString(), 'pos-sync-agent', 'reconcile', JSON.stringify({ inboxId: id, locationId: record.location_id, changeSequence: record.change_sequence }));
+        })
+        .immediate();
+      finished += 1;
+      this.events.reconciled?.(id);
+    }
+    return finished;
+  }
+
+  /** Applies everything that can be applied now (nothing while paused). Returns what was applied, in order. */
   drain(): AppliedUpdate[] {
     const done: AppliedUpdate[] = [];
-    const locations = this.db
-      .prepare<[], { location_id: number }>("SELECT DISTINCT location_id FROM inbox WHERE state = 'pending' ORDER BY location_id")
-      .all();
-    for (const { location_id } of locations) {
+    this.reconcile();
+    if (isPaused(this.agent)) return done;
+    for (const { location_id } of this.stmt.pendingLocations.all()) {
       for (;;) {
-        let applied: AppliedUpdate | null;
+        let applied: AppliedUpdate | null = null;
         let attemptedId: number | null = null;
         try {
-          applied = this.db
-            .transaction(() => {
-              const next = this.nextFor(location_id);
-              if (!next) return null;
-              attemptedId = next.row.id;
-              return this.applyRow(location_id, next.row, next.baseline, false);
-            })
-            .immediate();
+          const next = this.nextFor(location_id);
+          if (!next) break;
+          attemptedId = next.row.id;
+          applied = this.applyRow(location_id, next.row, next.baseline, false, next.last);
         } catch (err) {
           this.recordFailure(location_id, attemptedId, err);
           break;
         }
-        if (!applied) break;
         this.lastFailure.delete(location_id);
         done.push(applied);
         this.events.applied?.(applied);
@@ -91,57 +180,46 @@ export class Applier {
   /**
    * Operator action: applies a pending update even though its parent never arrived (or as the
    * baseline under the `operator` policy). Pending updates older than it are marked superseded.
+   * Runs even while paused: it names one update explicitly.
    */
   forceApply(inboxId: number, actor: string, reason: string): AppliedUpdate {
-    const applied = this.db
-      .transaction(() => {
-        const row = this.db
-          .prepare<[number], PendingRow & { location_id: number; state: string }>(
-            'SELECT id, location_id, change_sequence, parent_change_sequence, state FROM inbox WHERE id = ?',
-          )
-          .get(inboxId);
-        if (!row) throw new AppError('not_found', 404, `no stored update #${inboxId}`);
-        if (row.state !== 'pending') {
-          throw new AppError('not_pending', 409, `update #${inboxId} is ${row.state}; only a waiting update can be force-applied`);
-        }
-        const location = this.locationSequence(row.location_id);
-        if (location !== null && row.change_sequence <= location) {
-          throw new AppError('stale', 409, `update #${inboxId} (ChangeSequence ${row.change_sequence}) is not newer than the applied ${location}`);
-        }
-        this.db
-          .prepare("UPDATE inbox SET state = 'superseded', note = ? WHERE location_id = ? AND state = 'pending' AND change_sequence < ?")
-          .run(`skipped by force-apply of ChangeSequence ${row.change_sequence}`, row.location_id, row.change_sequence);
-        this.db
-          .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
-          .run(
-            new Date().toISOString(),
-            actor,
-            'force-apply',
-            JSON.stringify({ inboxId, locationId: row.location_id, changeSequence: row.change_sequence, parentChangeSequence: row.parent_change_sequence, previouslyApplied: location, reason }),
-          );
-        return this.applyRow(row.location_id, row, location === null, true);
-      })
-      .immediate();
+    this.reconcile();
+    const row = this.agent
+      .prepare<[number], PendingRow & { location_id: number; state: string }>(
+        'SELECT id, location_id, change_sequence, parent_change_sequence, state FROM inbox WHERE id = ?',
+      )
+      .get(inboxId);
+    if (!row) throw new AppError('not_found', 404, `no stored update #${inboxId}`);
+    if (row.state !== 'pending') {
+      throw new AppError('not_pending', 409, `update #${inboxId} is ${row.state}; only a waiting update can be force-applied`);
+    }
+    const last = this.appliedSequence(row.location_id);
+    if (last !== null && row.change_sequence <= last) {
+      throw new AppError('stale', 409, `update #${inboxId} (ChangeSequence ${row.change_sequence}) is not newer than the applied ${last}`);
+    }
+    // Audited before the apply: the operator's reason must survive a crash between the two files' commits.
+    this.stmt.audit.run(
+      new Date().toISOString(),
+      actor,
+      'force-apply',
+      JSON.stringify({ inboxId, locationId: row.location_id, changeSequence: row.change_sequence, parentChangeSequence: row.parent_change_sequence, previouslyApplied: last, reason }),
+    );
+    let applied: AppliedUpdate;
+    try {
+      applied = this.applyRow(row.location_id, row, last === null, true, last);
+    } catch (err) {
+      this.recordFailure(row.location_id, row.id, err);
+      throw err;
+    }
     this.lastFailure.delete(applied.locationId);
     this.events.applied?.(applied);
     return applied;
   }
 
-  private locationSequence(locationId: number): number | null {
-    const row = this.db
-      .prepare<[number], { last_change_sequence: number | null }>('SELECT last_change_sequence FROM locations WHERE location_id = ?')
-      .get(locationId);
-    return row?.last_change_sequence ?? null;
-  }
-
   /** Finds the update to apply next for a location, marking stale ones on the way. */
-  private nextFor(locationId: number): { row: PendingRow; baseline: boolean } | null {
-    const last = this.locationSequence(locationId);
-    const pending = this.db
-      .prepare<[number], PendingRow & { received_at: string; source: string }>(
-        "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
-      )
-      .all(locationId);
+  private nextFor(locationId: number): { row: PendingRow; baseline: boolean; last: number | null } | null {
+    const last = this.appliedSequence(locationId);
+    const pending = this.stmt.pendingFor.all(locationId);
     // Only webhook deliveries settle: an operator's import is meant to apply now.
     const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
     if (last === null && this.policy === 'auto' && webhookDeliveries.length > 0) {
@@ -155,49 +233,69 @@ export class Applier {
         this.policy,
       );
       if (decision.kind === 'stale') {
-        this.db
-          .prepare("UPDATE inbox SET state = 'stale', note = ? WHERE id = ?")
-          .run(`not newer than the applied ChangeSequence ${last}`, row.id);
+        this.stmt.markStale.run(`not newer than the applied ChangeSequence ${last}`, row.id);
         continue;
       }
-      if (decision.kind === 'apply') return { row, baseline: decision.baseline };
+      if (decision.kind === 'apply') return { row, baseline: decision.baseline, last };
     }
     return null;
   }
 
-  private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean): AppliedUpdate {
-    const started = performance.now();
-    let body = this.parsedBodies.get(row.id);
+  private planFor(inboxId: number): UpdatePlan {
+    let body = this.parsedBodies.get(inboxId);
     if (!body) {
-      const stored = this.db.prepare<[number], { body: Buffer }>('SELECT body FROM inbox WHERE id = ?').get(row.id);
-      if (!stored?.body) throw new AppError('body_missing', 500, `the body of update #${row.id} is no longer stored`);
+      const stored = this.stmt.body.get(inboxId);
+      if (!stored?.body) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
       body = JSON.parse(stored.body.toString('utf8')) as Record<string, unknown>;
     }
     const checked = validateEnvelope(body);
-    if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${row.id} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    const plan = streamUpdate(checked.envelope, checked.body);
+    if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
+    return streamUpdate(checked.envelope, checked.body);
+  }
+
+  private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
+    const started = performance.now();
+    const plan = this.planFor(row.id);
     const at = new Date().toISOString();
-    const { rowsWritten } = this.writer.write(plan, row.id, at);
+    let rowsWritten = 0;
+    // 1. The till's file: menu rows, applied sequence and the record, in one transaction.
+    this.till
+      .transaction(() => {
+        // One writer by design; this guards the design (a second writer would otherwise double-apply).
+        const now = this.appliedSequence(locationId);
+        if (now !== expectedLast) throw new AppError('applied_sequence_moved', 409, `location ${locationId} moved from ${expectedLast} to ${now} during the apply`);
+        rowsWritten = this.writer.write(plan, row.id).rowsWritten;
+        crashPoint('apply-before-commit');
+        this.stmt.upsertLocation.run({ locationId, name: plan.locationName, currency: plan.currency, sequence: row.change_sequence, at });
+        this.stmt.insertApplied.run(row.id, locationId, row.change_sequence, at, performance.now() - started, baseline ? 1 : 0, forced ? 1 : 0, rowsWritten);
+      })
+      .immediate();
+    crashPoint('between-commits');
     const applyMs = performance.now() - started;
-    this.db
-      .prepare("UPDATE inbox SET state = 'applied', applied_at = ?, apply_ms = ?, baseline = ?, forced = ?, note = NULL WHERE id = ?")
-      .run(at, applyMs, baseline ? 1 : 0, forced ? 1 : 0, row.id);
-    this.db
-      .prepare(
-        `UPDATE locations SET last_change_sequence = ?, last_applied_at = ?,
-           location_name = coalesce(?, location_name), currency = coalesce(?, currency) WHERE location_id = ?`,
+    // 2. agent.db follows.
+    this.agent
+      .transaction(() =>
+        this.finish(
+          { inbox_id: row.id, location_id: locationId, change_sequence: row.change_sequence, applied_at: at, apply_ms: applyMs, baseline: baseline ? 1 : 0, forced: forced ? 1 : 0 },
+          plan,
+          forced,
+        ),
       )
-      .run(row.change_sequence, at, plan.locationName, plan.currency, locationId);
-    return {
-      inboxId: row.id,
-      locationId,
-      changeSequence: row.change_sequence,
-      baseline,
-      forced,
-      warnings: plan.warnings.length,
-      rowsWritten,
-      applyMs,
-    };
+      .immediate();
+    return { inboxId: row.id, locationId, changeSequence: row.change_sequence, baseline, forced, warnings: plan.warnings.length, rowsWritten, applyMs };
+  }
+
+  /** agent.db's half of an apply (inside the caller's transaction). */
+  private finish(record: AppliedRecord, plan: UpdatePlan | null, forced: boolean): void {
+    const changed = this.stmt.markApplied.run(record.applied_at, record.apply_ms, record.baseline, record.forced, record.inbox_id).changes;
+    if (changed === 0) return;
+    if (plan) {
+      for (const w of plan.warnings) this.stmt.insertWarning.run(record.inbox_id, record.location_id, w.path, w.message, record.applied_at);
+      this.stmt.knownName.run(plan.locationName, record.location_id);
+    }
+    if (forced) {
+      this.stmt.supersede.run(`skipped by force-apply of ChangeSequence ${record.change_sequence}`, record.location_id, record.change_sequence);
+    }
   }
 
   private recordFailure(locationId: number, inboxId: number | null, err: unknown): void {
@@ -205,11 +303,45 @@ export class Applier {
     this.lastFailure.set(locationId, { inboxId: inboxId ?? 0, message, at: new Date().toISOString() });
     if (inboxId !== null) {
       try {
-        this.db.prepare('UPDATE inbox SET note = ? WHERE id = ?').run(`apply failed: ${message}`, inboxId);
+        this.stmt.note.run(`apply failed: ${message}`, inboxId);
       } catch {
         // Storage itself is failing; the in-memory record above still reaches status.
       }
     }
     this.events.failed?.(locationId, inboxId ?? 0, err);
+  }
+
+  /**
+   * Copies what the till's pos_sync_state shows from agent.db (waiting updates, open warnings, names of
+   * locations that have nothing applied yet) into the till file. Writes only what changed.
+   */
+  refreshTillCounters(): void {
+    const rows = this.agent
+      .prepare<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
+        `SELECT k.location_id, k.location_name,
+                (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
+                (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
+         FROM known_locations k`,
+      )
+      .all();
+    const current = new Map(
+      this.till
+        .prepare<[], { location_id: number; waiting_updates: number; warnings: number }>('SELECT location_id, waiting_updates, warnings FROM locations')
+        .all()
+        .map((r) => [r.location_id, r]),
+    );
+    const changed = rows.filter((r) => {
+      const c = current.get(r.location_id);
+      return !c || c.waiting_updates !== r.waiting || c.warnings !== r.warnings;
+    });
+    if (changed.length === 0) return;
+    const upsert = this.till.prepare(
+      `INSERT INTO locations (location_id, location_name, waiting_updates, warnings) VALUES (?, ?, ?, ?)
+       ON CONFLICT (location_id) DO UPDATE SET waiting_updates = excluded.waiting_updates, warnings = excluded.warnings,
+         location_name = coalesce(location_name, excluded.location_name)`,
+    );
+    this.till.transaction(() => {
+      for (const r of changed) upsert.run(r.location_id, r.location_name, r.waiting, r.warnings);
+    }).immediate();
   }
 }

@@ -138,7 +138,7 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     await dialog.getByRole('button', { name: 'Force apply 22' }).click();
     await page.locator('.toast').getByText('Update 22 applied.').waitFor();
     assert.equal(t.agent.core.status().find((l) => l.locationId === 8000)!.lastChangeSequence, 22);
-    const audit = t.agent.core.db.prepare("SELECT actor, details FROM audit_log WHERE action LIKE 'force%'").all() as { actor: string; details: string }[];
+    const audit = t.agent.core.agentDb.prepare("SELECT actor, details FROM audit_log WHERE action LIKE 'force%'").all() as { actor: string; details: string }[];
     assert.equal(audit.length, 1);
     assert.match(audit[0]!.actor, /status window/);
     assert.match(audit[0]!.details, /support ticket 881/);

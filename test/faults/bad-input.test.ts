@@ -22,26 +22,27 @@ let nextLocation = 7000;
 
 /** Everything the till can see plus the inbox, as one digest: equal digests mean nothing was applied or stored. */
 function menuDigest(): string {
-  const db = t.agent.core.db;
+  const till = t.agent.core.tillDb;
+  const agent = t.agent.core.agentDb;
   const hash = createHash('sha256');
-  for (const sql of [
-    'SELECT * FROM pos_prices ORDER BY location_id, item_id, tariff_name, date_from',
-    'SELECT * FROM pos_availability ORDER BY location_id, item_id, meal_period, date_from',
-    'SELECT location_id, location_name, currency, last_change_sequence FROM locations ORDER BY location_id',
-    'SELECT * FROM items ORDER BY location_id, item_id',
-    'SELECT id, state FROM inbox ORDER BY id',
-  ]) {
+  for (const [db, sql] of [
+    [till, 'SELECT * FROM pos_prices ORDER BY location_id, item_id, tariff_name, date_from'],
+    [till, 'SELECT * FROM pos_availability ORDER BY location_id, item_id, meal_period, date_from'],
+    [till, 'SELECT location_id, location_name, currency, last_change_sequence FROM locations ORDER BY location_id'],
+    [till, 'SELECT * FROM items ORDER BY location_id, item_id'],
+    [agent, 'SELECT id, state FROM inbox ORDER BY id'],
+  ] as const) {
     hash.update(JSON.stringify(db.prepare(sql).all()));
   }
   return hash.digest('hex');
 }
 
 function quarantineCount(): number {
-  return (t.agent.core.db.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n;
+  return (t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n;
 }
 
 function lastQuarantined(): { body: Buffer; error_id: string } {
-  return t.agent.core.db.prepare('SELECT body, error_id FROM quarantine ORDER BY id DESC LIMIT 1').get() as { body: Buffer; error_id: string };
+  return t.agent.core.agentDb.prepare('SELECT body, error_id FROM quarantine ORDER BY id DESC LIMIT 1').get() as { body: Buffer; error_id: string };
 }
 
 async function postRaw(body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
@@ -74,7 +75,7 @@ async function checkDelivery(raw: Buffer, headers: Record<string, string> = {}):
   assert.ok(status < 500, `bad input answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
   if (status === 200) {
     await t.settle();
-    assert.deepEqual([...t.agent.core.applier.lastFailure.values()], [], 'an accepted body failed to apply');
+    assert.deepEqual(t.agent.core.agentDb.prepare("SELECT id, note FROM inbox WHERE note LIKE 'apply failed%'").all(), [], 'an accepted body failed to apply');
   } else {
     assert.ok([400, 413, 415].includes(status), `unexpected status ${status}`);
     assert.equal((json as { error?: { id?: unknown } }).error !== undefined, true, 'a refusal says why');

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const config = parseConfig(JSON.parse(fs.readFileSync(file, 'utf8')));
   const agent = new Agent(config, process.env.CHILD_AGENT_LOG === '1' ? stderrLogger : silentLogger);
   const maxPages = process.env.POS_SYNC_TEST_MAX_PAGE_COUNT;
-  if (maxPages) agent.core.db.pragma(`max_page_count = ${Number(maxPages)}`);
+  if (maxPages) agent.core.agentDb.pragma(`max_page_count = ${Number(maxPages)}`);
   await agent.start();
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
   process.on('message', (raw) => {
@@ -28,10 +28,10 @@ async function main(): Promise<void> {
         cmd: 'stats',
         maxRssBytes: process.resourceUsage().maxRSS * 1024,
         rssBytes: process.memoryUsage().rss,
-        synchronous: agent.core.db.pragma('synchronous', { simple: true }),
+        synchronous: agent.core.agentDb.pragma('synchronous', { simple: true }),
       });
     } else if (msg.cmd === 'max_page_count') {
-      const pages = agent.core.db.pragma(`max_page_count = ${Number(msg.value)}`, { simple: true });
+      const pages = agent.core.agentDb.pragma(`max_page_count = ${Number(msg.value)}`, { simple: true });
       process.send?.({ cmd: 'max_page_count', value: pages });
     }
   });

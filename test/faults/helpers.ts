@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { compareStates, stateFromViews, type AckRecord, type DayState } from '../../src/dev/publisher';
-import { databasePath } from '../../src/store/database';
+import { databasePath, storeFilePath } from '../../src/store/database';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const CHILD_AGENT = path.join(__dirname, 'child-agent.ts');
@@ -123,9 +123,9 @@ export function writeConfig(dir: string, config: Record<string, unknown>): strin
   return file;
 }
 
-/** Opens the agent's database as the till would (read-only) and runs `fn`. */
-export function withReader<T>(dataDir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
+/** Opens the till's file as the till would (read-only), or agent.db, and runs `fn`. */
+export function withReader<T>(dataDir: string, fn: (db: Database.Database) => T, kind: 'till' | 'agent' = 'till'): T {
+  const db = new Database(storeFilePath(dataDir, kind), { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     return fn(db);
@@ -143,8 +143,8 @@ export function lastSequences(dataDir: string): Map<number, number> {
 }
 
 export function pendingUpdates(dataDir: string): number {
-  if (!fs.existsSync(databasePath(dataDir))) return 0;
-  return withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n);
+  if (!fs.existsSync(storeFilePath(dataDir, 'agent'))) return 0;
+  return withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n, 'agent');
 }
 
 export function reachedExpected(dataDir: string, expected: DayState): boolean {
@@ -165,9 +165,13 @@ export interface EndStateReport {
  * answered 200 for is in the inbox (same bytes), and SQLite's integrity check passes.
  */
 export function checkEndState(dataDir: string, expected: DayState, acked: readonly AckRecord[]): EndStateReport {
+  const { differences, integrity: tillIntegrity } = withReader(dataDir, (till) => ({
+    differences: compareStates(expected, stateFromViews(till)),
+    integrity: (till.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; '),
+  }));
   return withReader(dataDir, (db) => {
-    const differences = compareStates(expected, stateFromViews(db));
-    const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    const agentIntegrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    const integrity = tillIntegrity === agentIntegrity ? tillIntegrity : `till: ${tillIntegrity}; agent: ${agentIntegrity}`;
     const has = db.prepare('SELECT 1 FROM inbox WHERE location_id = ? AND change_sequence = ? AND body_sha256 = ?');
     const missingAcks = acked.filter((a) => !has.get(a.locationId, a.changeSequence, a.sha256));
     const inboxStates = Object.fromEntries(
@@ -177,5 +181,5 @@ export function checkEndState(dataDir: string, expected: DayState, acked: readon
       db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM inbox GROUP BY location_id, change_sequence HAVING count(*) > 1)').get() as { n: number }
     ).n;
     return { differences, integrity, missingAcks, inboxStates, duplicateInboxRows };
-  });
+  }, 'agent');
 }

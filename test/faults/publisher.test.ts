@@ -90,7 +90,7 @@ describe('publisher simulator: reference model', () => {
     assert.match(state.availability.get('3021\t55123\tDinner\t2027-01-11') ?? '', /\|AVAILABLE$/);
     const core = coreWith(bodies);
     try {
-      assert.deepEqual(compareStates(state, stateFromViews(core.db)), []);
+      assert.deepEqual(compareStates(state, stateFromViews(core.tillDb)), []);
     } finally {
       core.close();
     }
@@ -101,7 +101,7 @@ describe('publisher simulator: reference model', () => {
       const chains = generateChains({ ...OPTIONS, seed });
       const core = coreWith(chains.flatMap((c) => c.updates.map(encode)));
       try {
-        assert.deepEqual(compareStates(referenceFor(chains).state(), stateFromViews(core.db)), [], `seed ${seed}`);
+        assert.deepEqual(compareStates(referenceFor(chains).state(), stateFromViews(core.tillDb)), [], `seed ${seed}`);
       } finally {
         core.close();
       }
@@ -115,19 +115,19 @@ describe('publisher simulator: reference model', () => {
     // Lost: the chain stops before its last update.
     const lost = coreWith(all.slice(0, -1));
     try {
-      assert.ok(compareStates(expected, stateFromViews(lost.db)).length > 0);
+      assert.ok(compareStates(expected, stateFromViews(lost.tillDb)).length > 0);
     } finally {
       lost.close();
     }
     // A wrong price written behind the agent's back.
     const core = coreWith(all);
     try {
-      core.db.prepare('UPDATE price_ranges SET sell_price_minor = sell_price_minor + 1 WHERE id = (SELECT min(id) FROM price_ranges)').run();
-      const diffs = compareStates(expected, stateFromViews(core.db));
+      core.tillDb.prepare('UPDATE price_ranges SET sell_price_minor = sell_price_minor + 1 WHERE id = (SELECT min(id) FROM price_ranges)').run();
+      const diffs = compareStates(expected, stateFromViews(core.tillDb));
       assert.ok(diffs.length > 0 && diffs.every((d) => d.startsWith('price')), diffs.join('\n'));
       // Overlapping rows for one day are reported, not silently merged.
-      core.db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) SELECT location_id, item_id, tariff_name, date_from, date_from, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id FROM price_ranges WHERE id = (SELECT max(id) FROM price_ranges)').run();
-      assert.ok(compareStates(expected, stateFromViews(core.db), 1000).some((d) => d.includes('DUPLICATE ROWS')));
+      core.tillDb.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) SELECT location_id, item_id, tariff_name, date_from, date_from, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id FROM price_ranges WHERE id = (SELECT max(id) FROM price_ranges)').run();
+      assert.ok(compareStates(expected, stateFromViews(core.tillDb), 1000).some((d) => d.includes('DUPLICATE ROWS')));
     } finally {
       core.close();
     }
@@ -208,10 +208,10 @@ describe('publisher simulator: delivery', () => {
     const report = await runDeliveries({ url: t.webhookUrl }, plan, { concurrency: 6, retry: { baseDelayMs: 10, maxDelayMs: 50, factor: 2 } });
     assert.equal(report.acked.length, plan.deliveries.length);
     await t.settle();
-    assert.ok(compareStates(referenceFor(chains).state(), stateFromViews(t.agent.core.db)).length > 0, 'incomplete while updates are missing');
+    assert.ok(compareStates(referenceFor(chains).state(), stateFromViews(t.agent.core.tillDb)).length > 0, 'incomplete while updates are missing');
     const byHand = await runDeliveries({ url: t.webhookUrl }, { deliveries: plan.dropped.map((update) => ({ update, copy: 0, delayMs: 0 })), dropped: [] }, { concurrency: 1 });
     assert.equal(byHand.failed.length, 0);
     await t.settle();
-    assert.deepEqual(compareStates(referenceFor(chains).state(), stateFromViews(t.agent.core.db)), []);
+    assert.deepEqual(compareStates(referenceFor(chains).state(), stateFromViews(t.agent.core.tillDb)), []);
   });
 });

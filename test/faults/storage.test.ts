@@ -139,7 +139,7 @@ describe('storage faults', () => {
         dataDir,
         // A database capped just above its current size: the next few pages fail with SQLITE_FULL.
         inject: async (a) => {
-          const pages = fs.statSync(path.join(dataDir, 'pos-sync.db')).size / 4096;
+          const pages = fs.statSync(path.join(dataDir, 'agent.db')).size / 4096;
           await a.setMaxPageCount(Math.ceil(pages) + 1);
         },
         clear: async (a) => {

@@ -24,8 +24,8 @@ function sourceFiles(dir: string): string[] {
 describe('synchronous=FULL on every connection', () => {
   it('the agent writer, a fresh openDatabase and a read-only till connection all run FULL', async () => {
     const t = await startTestAgent();
-    assert.equal(t.agent.core.db.pragma('synchronous', { simple: true }), FULL);
-    assert.equal(t.agent.core.db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(t.agent.core.agentDb.pragma('synchronous', { simple: true }), FULL);
+    assert.equal(t.agent.core.agentDb.pragma('journal_mode', { simple: true }), 'wal');
     const dir = tempDir();
     const db = openDatabase(databasePath(dir));
     assert.equal(db.pragma('synchronous', { simple: true }), FULL);

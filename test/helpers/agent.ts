@@ -49,7 +49,7 @@ export async function startTestAgent(
     },
     async settle() {
       await new Promise((r) => setImmediate(r));
-      agent.core.drain();
+      await agent.drainNow();
     },
   };
 }

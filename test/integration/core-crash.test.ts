@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AgentCore } from '../../src/core';
-import { databasePath, openReadOnly } from '../../src/store/database';
+import { databasePath, openReadOnly, storeFilePath } from '../../src/store/database';
 import { silentLogger } from '../../src/log';
 import { freePort, startChildAgent, writeConfig, type ChildAgent } from '../helpers/child-agent';
 import { item, price, schedule, tempDir, testConfig, update } from '../helpers/fixtures';
@@ -35,7 +35,18 @@ function snapshot(dataDir: string): unknown {
       availability: db.prepare('SELECT * FROM pos_availability ORDER BY location_id, item_id, meal_period, date_from').all(),
       state: db.prepare('SELECT location_id, last_change_sequence, waiting_updates, warnings FROM pos_sync_state').all(),
       integrity: db.pragma('integrity_check', { simple: true }),
-      appliedTwice: db.prepare("SELECT count(*) AS n FROM (SELECT change_sequence FROM inbox WHERE state = 'applied' GROUP BY change_sequence HAVING count(*) > 1)").get(),
+      appliedTwice: db.prepare('SELECT count(*) AS n FROM (SELECT change_sequence FROM applied_updates GROUP BY location_id, change_sequence HAVING count(*) > 1)').get(),
+      // agent.db's inbox follows the till file: the same updates are 'applied' in both (after the restart's reconcile).
+      inboxFollowsTill: (() => {
+        const applied = (db.prepare('SELECT inbox_id FROM applied_updates ORDER BY inbox_id').all() as { inbox_id: number }[]).map((r) => r.inbox_id);
+        const agent = openReadOnly(storeFilePath(dataDir, 'agent'));
+        try {
+          const inbox = (agent.prepare("SELECT id FROM inbox WHERE state = 'applied' ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+          return applied.length === inbox.length;
+        } finally {
+          agent.close();
+        }
+      })(),
     };
   } finally {
     db.close();

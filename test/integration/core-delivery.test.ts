@@ -4,13 +4,13 @@ import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
 import { item, price, schedule, update } from '../helpers/fixtures';
 
 function eatInPrices(t: RunningTestAgent, plu = '1'): unknown[] {
-  return t.agent.core.db
+  return t.agent.core.tillDb
     .prepare("SELECT date_from, date_to, sell_price FROM pos_prices WHERE plu = ? AND tariff_name = 'Eat In' ORDER BY location_id, date_from")
     .all(plu);
 }
 
 function inboxStates(t: RunningTestAgent): unknown[] {
-  return t.agent.core.db.prepare('SELECT change_sequence, state FROM inbox ORDER BY id').all();
+  return t.agent.core.agentDb.prepare('SELECT change_sequence, state FROM inbox ORDER BY id').all();
 }
 
 const u1 = update(10, 101, 100, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 5)])]);
@@ -30,7 +30,7 @@ describe('delivery semantics', () => {
     assert.deepEqual((await t.post(reordered)).json, { status: 'duplicate', inboxId: 1 });
     await t.settle();
     assert.deepEqual(inboxStates(t), [{ change_sequence: 101, state: 'applied' }]);
-    const outcomes = t.agent.core.db.prepare('SELECT outcome FROM deliveries ORDER BY id').all();
+    const outcomes = t.agent.core.agentDb.prepare('SELECT outcome FROM deliveries ORDER BY id').all();
     assert.deepEqual(outcomes, [{ outcome: 'accepted' }, { outcome: 'duplicate' }, { outcome: 'duplicate' }]);
     assert.equal(t.agent.core.deliveries().filter((d) => d.result === 'duplicate').length, 2);
   });
@@ -59,7 +59,7 @@ describe('delivery semantics', () => {
     assert.equal(status.lastChangeSequence, 101);
     assert.deepEqual(status.waiting.map((w) => [w.changeSequence, w.reason, w.waitingFor]), [[103, 'waiting', 102]]);
     assert.deepEqual(
-      t.agent.core.db.prepare('SELECT last_change_sequence, waiting_updates FROM pos_sync_state').get(),
+      t.agent.core.tillDb.prepare('SELECT last_change_sequence, waiting_updates FROM pos_sync_state').get(),
       { last_change_sequence: 101, waiting_updates: 1 },
     );
     await t.post(u2);
@@ -96,7 +96,7 @@ describe('delivery semantics', () => {
     await t.post(u2); // its parent 101 was never seen here
     await t.settle();
     assert.equal(t.agent.core.status()[0]!.lastChangeSequence, 102);
-    assert.deepEqual(t.agent.core.db.prepare('SELECT change_sequence, baseline FROM inbox').all(), [{ change_sequence: 102, baseline: 1 }]);
+    assert.deepEqual(t.agent.core.agentDb.prepare('SELECT change_sequence, baseline FROM inbox').all(), [{ change_sequence: 102, baseline: 1 }]);
     // An older update arriving later is stale: it would roll the till back.
     await t.post(u1);
     await t.settle();
@@ -115,7 +115,7 @@ describe('delivery semantics', () => {
     let status = t.agent.core.status()[0]!;
     assert.equal(status.lastChangeSequence, null);
     assert.deepEqual(status.waiting.map((w) => w.reason), ['needs-adoption', 'needs-adoption']);
-    const result = t.agent.core.forceApply(status.waiting[0]!.inboxId, 'tester', 'adopting the first publication');
+    const result = await t.agent.forceApply(status.waiting[0]!.inboxId, 'tester', 'adopting the first publication');
     assert.equal(result.forced.baseline, true);
     assert.deepEqual(result.then.map((a) => a.changeSequence), [102]);
     status = t.agent.core.status()[0]!;
@@ -128,10 +128,10 @@ describe('delivery semantics', () => {
     await t.post(u3);
     await t.settle();
     const waiting = t.agent.core.status()[0]!.waiting[0]!;
-    const { forced } = t.agent.core.forceApply(waiting.inboxId, 'manager@pc', 'support confirmed 102 is lost');
+    const { forced } = await t.agent.forceApply(waiting.inboxId, 'manager@pc', 'support confirmed 102 is lost');
     assert.equal(forced.changeSequence, 103);
     assert.equal(forced.forced, true);
-    const audit = t.agent.core.db.prepare('SELECT actor, action, details FROM audit_log').all() as { actor: string; action: string; details: string }[];
+    const audit = t.agent.core.agentDb.prepare('SELECT actor, action, details FROM audit_log').all() as { actor: string; action: string; details: string }[];
     assert.equal(audit.length, 1);
     assert.equal(audit[0]!.actor, 'manager@pc');
     assert.equal(audit[0]!.action, 'force-apply');
@@ -140,8 +140,8 @@ describe('delivery semantics', () => {
     await t.post(u2);
     await t.settle();
     assert.deepEqual(inboxStates(t).at(-1), { change_sequence: 102, state: 'stale' });
-    assert.throws(() => t.agent.core.forceApply(waiting.inboxId, 'x', 'again'), /only a waiting update/);
-    assert.throws(() => t.agent.core.forceApply(999, 'x', 'none'), /no stored update #999/);
+    await assert.rejects(t.agent.forceApply(waiting.inboxId, 'x', 'again'), /only a waiting update/);
+    await assert.rejects(t.agent.forceApply(999, 'x', 'none'), /no stored update #999/);
   });
 
   it('keeps locations apart: each has its own chain', async () => {
@@ -165,7 +165,7 @@ describe('delivery semantics', () => {
     assert.equal(status.lastChangeSequence, 101);
     assert.equal(status.warnings, 2);
     assert.deepEqual(status.recentWarnings.map((w) => w.path).sort(), ['ScheduledItems[0].PriceUpdates[1]', 'ScheduledItems[0].ScheduleUpdates[0].Status']);
-    assert.equal((t.agent.core.db.prepare('SELECT warnings FROM pos_sync_state').get() as { warnings: number }).warnings, 2);
+    assert.equal((t.agent.core.tillDb.prepare('SELECT warnings FROM pos_sync_state').get() as { warnings: number }).warnings, 2);
     assert.equal(t.agent.core.acknowledgeWarnings('tester', 10), 2);
     status = t.agent.core.status()[0]!;
     assert.equal(status.warnings, 0);
@@ -187,7 +187,7 @@ describe('delivery semantics', () => {
     await t.post(update(10, 102, 101, [item('1', 'A', [], [schedule('2026-12-10', '2026-12-12', 'Dinner', 'UNAVAILABLE')])]));
     await t.post(update(10, 103, 102, [item('1', 'A', [], [schedule('2026-12-10', '2026-12-12', 'Dinner', 'AVAILABLE')])]));
     await t.settle();
-    const rows = t.agent.core.db.prepare('SELECT status, date_from, date_to FROM pos_availability ORDER BY date_from').all();
+    const rows = t.agent.core.tillDb.prepare('SELECT status, date_from, date_to FROM pos_availability ORDER BY date_from').all();
     // UNAVAILABLE back to AVAILABLE (not shown in the spec) is taken as the later data winning; ranges re-merge.
     assert.deepEqual(rows, [{ status: 'AVAILABLE', date_from: '2026-12-01', date_to: '2026-12-31' }]);
   });
@@ -198,7 +198,7 @@ describe('pausing', () => {
     const t = await startTestAgent();
     t.agent.setPaused(true);
     assert.equal((await t.post(u1)).status, 200);
-    const imported = t.agent.core.importPayload(Buffer.from(JSON.stringify(u2)), 'tester');
+    const imported = await t.agent.importPayload(Buffer.from(JSON.stringify(u2)), 'tester');
     assert.deepEqual(imported.applied, []);
     await t.settle();
     assert.equal(t.agent.core.status()[0]!.lastChangeSequence, null);
@@ -242,7 +242,7 @@ describe('baseline of a new location', () => {
 
   it('applies an operator-imported first update at once, without settling', async () => {
     const t = await startTestAgent({ sync: { baselineSettleSeconds: 600 } });
-    const { applied } = t.agent.core.importPayload(Buffer.from(JSON.stringify(u1)), 'tester');
+    const { applied } = await t.agent.importPayload(Buffer.from(JSON.stringify(u1)), 'tester');
     assert.deepEqual(applied.map((a) => [a.changeSequence, a.baseline]), [[101, true]]);
   });
 });

@@ -42,7 +42,7 @@ describe('the POS contract', () => {
     await t.post(update(1, 2, 1, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 1)])]));
     await t.settle();
     const plan = (sql: string): string =>
-      (t.agent.core.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+      (t.agent.core.tillDb.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
     const byPlu = plan("SELECT * FROM pos_prices WHERE location_id = 1 AND plu = '1' AND '2026-12-05' BETWEEN date_from AND date_to");
     assert.match(byPlu, /USING (COVERING )?INDEX items_plu/);
     assert.match(byPlu, /USING INDEX price_ranges_key/);

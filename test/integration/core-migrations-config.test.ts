@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { environmentOverrides, loadConfig, maskConfig, parseConfig } from '../../src/config/load';
 import { ConfigError } from '../../src/errors';
 import { appliedMigrations, migrate, openDatabase } from '../../src/store/database';
-import { MIGRATIONS } from '../../src/store/migrations';
+import { TILL_MIGRATIONS as MIGRATIONS } from '../../src/store/migrations';
 import { REPO_ROOT } from '../helpers/child-agent';
 import { tempDir } from '../helpers/fixtures';
 

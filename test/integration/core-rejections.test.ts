@@ -7,11 +7,11 @@ import { item, price, update } from '../helpers/fixtures';
 const good = update(10, 101, 100, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 5)])]);
 
 function counts(t: RunningTestAgent): Record<string, number> {
-  const n = (sql: string): number => (t.agent.core.db.prepare(sql).get() as { n: number }).n;
+  const n = (sql: string, db = t.agent.core.agentDb): number => (db.prepare(sql).get() as { n: number }).n;
   return {
     inbox: n('SELECT count(*) AS n FROM inbox'),
     quarantine: n('SELECT count(*) AS n FROM quarantine'),
-    prices: n('SELECT count(*) AS n FROM price_ranges'),
+    prices: n('SELECT count(*) AS n FROM price_ranges', t.agent.core.tillDb),
   };
 }
 
@@ -44,7 +44,7 @@ describe('rejections', () => {
     assert.equal(error.field, '(body)');
     assertNoStack(res.json);
     assert.deepEqual(counts(t), { inbox: 0, quarantine: 1, prices: 0 });
-    const kept = t.agent.core.db.prepare('SELECT body, error_id, reason FROM quarantine WHERE id = ?').get(error.quarantineId) as { body: Buffer; error_id: string };
+    const kept = t.agent.core.agentDb.prepare('SELECT body, error_id, reason FROM quarantine WHERE id = ?').get(error.quarantineId) as { body: Buffer; error_id: string };
     assert.equal(kept.body.toString(), '{"ChangeSequence": 1,');
     assert.equal(kept.error_id, 'invalid_json');
     assert.equal(t.agent.core.deliveries()[0]!.result, 'rejected');
@@ -130,7 +130,7 @@ describe('rejections', () => {
 
   it('503 with Retry-After when storage fails, then 200 once it recovers', async () => {
     const t = await startTestAgent();
-    const db = t.agent.core.db;
+    const db = t.agent.core.agentDb;
     // A real SQLite failure: the database refuses to grow (as on a full disk).
     const pages = (db.pragma('page_count', { simple: true }) as number) + 0;
     db.pragma(`max_page_count = ${pages}`);

@@ -37,7 +37,7 @@ function model(updates: Edit[][]): Map<string, string> {
 
 function storeDays(core: AgentCore): Map<string, string> {
   const days = new Map<string, string>();
-  const prices = core.db.prepare('SELECT item_id, tariff_name, date_from, date_to, sell_price_minor, tax_code FROM pos_prices').all() as {
+  const prices = core.tillDb.prepare('SELECT item_id, tariff_name, date_from, date_to, sell_price_minor, tax_code FROM pos_prices').all() as {
     item_id: string; tariff_name: string; date_from: IsoDate; date_to: IsoDate; sell_price_minor: number; tax_code: string;
   }[];
   for (const p of prices) {
@@ -47,7 +47,7 @@ function storeDays(core: AgentCore): Map<string, string> {
       days.set(key, `${p.sell_price_minor}|${p.tax_code}`);
     }
   }
-  const availability = core.db.prepare('SELECT item_id, meal_period, date_from, date_to, status FROM pos_availability').all() as {
+  const availability = core.tillDb.prepare('SELECT item_id, meal_period, date_from, date_to, status FROM pos_availability').all() as {
     item_id: string; meal_period: string; date_from: IsoDate; date_to: IsoDate; status: string;
   }[];
   for (const a of availability) {
@@ -79,7 +79,8 @@ describe('the store against a day-by-day model', () => {
       fc.assert(
         fc.property(fc.array(fc.array(editArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }), (updates) => {
           // Each run starts from an empty menu: a fresh location id keeps runs apart in one database file.
-          core.db.exec('DELETE FROM price_ranges; DELETE FROM availability_ranges; DELETE FROM items; DELETE FROM inbox; DELETE FROM locations; DELETE FROM deliveries; DELETE FROM update_warnings;');
+          core.tillDb.exec('DELETE FROM price_ranges; DELETE FROM availability_ranges; DELETE FROM items; DELETE FROM locations; DELETE FROM applied_updates;');
+          core.agentDb.exec('DELETE FROM update_warnings; DELETE FROM deliveries; DELETE FROM inbox; DELETE FROM known_locations;');
           for (const edits of updates) {
             sequence += 1;
             const { outcome, applied } = core.importPayload(body(sequence, edits), 'property-test');
@@ -91,7 +92,7 @@ describe('the store against a day-by-day model', () => {
         { numRuns: 150 },
       );
       // Touching ranges with equal values were merged: no two adjacent rows say the same thing.
-      const fragments = core.db
+      const fragments = core.tillDb
         .prepare(
           `SELECT count(*) AS n FROM price_ranges a JOIN price_ranges b ON a.location_id = b.location_id AND a.item_id = b.item_id
            AND a.tariff_name = b.tariff_name AND date(a.date_to, '+1 day') = b.date_from AND a.sell_price_minor = b.sell_price_minor

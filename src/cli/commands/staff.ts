@@ -15,7 +15,7 @@ async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Pr
   if (!config.employees) throw new AppError('staff_not_configured', 500, 'the employee interface is not configured: add an "employees" section to the configuration (see docs/staff.md)');
   const log = ctx.json ? silentLogger : ctx.logger(config, { console: false });
   const core = new AgentCore(config, log);
-  const staff = new StaffService(config, log, { db: core.db });
+  const staff = new StaffService(config, log, { db: core.staffDb });
   try {
     return await fn(staff);
   } finally {

@@ -81,7 +81,7 @@ describe('admin API', async () => {
     assert.deepEqual(out.applied.map((a) => a.changeSequence), [1042, 1043]);
     const junk = await api('/api/import', { method: 'POST', headers: change, body: '{"not":"an update"}' });
     assert.equal(junk.status, 422);
-    const audit = t.agent.core.db.prepare("SELECT actor FROM audit_log WHERE action = 'import'").all() as { actor: string }[];
+    const audit = t.agent.core.agentDb.prepare("SELECT actor FROM audit_log WHERE action = 'import'").all() as { actor: string }[];
     assert.equal(audit.length, 2);
     assert.match(audit[0]!.actor, /status window/);
   });

@@ -158,7 +158,7 @@ describe('operations in the status window (API)', { timeout: 120_000 }, async ()
     assert.equal(r.status, 200);
     assert.match(r.body.message!, /^The tunnel was restarted; it is (starting|running) now\.$/);
     await until('a new process', async () => (await api.panels()).find((p) => p.name === 'tunnel')!.items.find((i) => i.label === 'Process')!.value !== pid);
-    const audit = t.agent.core.db.prepare("SELECT actor, action FROM audit_log WHERE action = 'panel:tunnel:restart'").all() as { actor: string }[];
+    const audit = t.agent.core.agentDb.prepare("SELECT actor, action FROM audit_log WHERE action = 'panel:tunnel:restart'").all() as { actor: string }[];
     assert.equal(audit.length, 1);
     assert.match(audit[0]!.actor, /\(status window\)$/);
   });
@@ -191,7 +191,7 @@ describe('operations in the status window (API)', { timeout: 120_000 }, async ()
   });
 
   it('retention days set in the window win over the configuration from the next prune, and can be reset', async () => {
-    const db = t.agent.core.db;
+    const db = t.agent.core.agentDb;
     const bodies = (): number => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND body IS NOT NULL").get() as { n: number }).n;
     assert.equal(bodies(), 1);
     const configured = (await api.call<{ retention: { enabled: boolean; configured: Record<string, number> } }>('/api/settings')).body.retention;

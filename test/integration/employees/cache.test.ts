@@ -14,7 +14,7 @@ async function syncedService(options: Parameters<typeof startSimulator>[0] = {},
   const { sim, running } = await startSimulator(options);
   const config = staffConfig(running.url, employees, { dataDir: tempDir() });
   const core = new AgentCore(config, silentLogger);
-  const staff = new StaffService(config, silentLogger, { db: core.db, now: simNow });
+  const staff = new StaffService(config, silentLogger, { db: core.staffDb, now: simNow });
   return { sim, running, config, core, staff };
 }
 
@@ -33,7 +33,7 @@ describe('staff cache: sync, then lookups offline', async () => {
       assert.equal(f.stale, false);
       assert.equal(f.lastMode, 'full');
     }
-    const raw = core.db.prepare('SELECT raw FROM staff_employees WHERE employee_id = 1002').get() as { raw: string };
+    const raw = core.staffDb.prepare('SELECT raw FROM staff_employees WHERE employee_id = 1002').get() as { raw: string };
     assert.equal(JSON.parse(raw.raw).EmailAddress, '1002@staff.example', 'the raw record is stored whole');
   });
 
@@ -70,7 +70,7 @@ describe('staff cache: sync, then lookups offline', async () => {
     assert.equal(staff.locationName(102), 'Temple Bar');
     assert.deepEqual(staff.locationTimezone(103), { timezone: 'Europe/Jersey', source: 'country', note: null });
     assert.equal(core.timezoneFor(102), 'Europe/Dublin', 'the core defaults a location timezone from its Country');
-    assert.equal(locationDescription(core.db, 104), 'Blackrock');
+    assert.equal(locationDescription(core.staffDb, 104), 'Blackrock');
   });
 
   it('a sync while offline fails per resource, keeps the cache and records the error', async () => {
@@ -141,13 +141,13 @@ describe('staff cache: incremental pulls, former staff, malformed answers', asyn
   });
 
   it('a malformed answer gives a typed error and leaves the cache intact', async () => {
-    const before = core.db.prepare('SELECT count(*) AS n, group_concat(display_name) AS names FROM staff_employees').get();
+    const before = core.staffDb.prepare('SELECT count(*) AS n, group_concat(display_name) AS names FROM staff_employees').get();
     sim.fail({ kind: 'malformed', match: '/Employees', times: 5 });
     const report = await staff.sync({ full: true });
     sim.clearFaults();
     assert.deepEqual(report.errors.map((e) => e.resource).sort(), ['employees', 'employments']);
     assert.match(report.errors[0]!.message, /cannot read: not JSON/);
-    assert.deepEqual(core.db.prepare('SELECT count(*) AS n, group_concat(display_name) AS names FROM staff_employees').get(), before);
+    assert.deepEqual(core.staffDb.prepare('SELECT count(*) AS n, group_concat(display_name) AS names FROM staff_employees').get(), before);
     assert.equal(staff.freshness().find((f) => f.resource === 'locations')!.lastError, null, 'other resources still refreshed');
   });
 

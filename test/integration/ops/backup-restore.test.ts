@@ -49,7 +49,7 @@ describe('backup and restore', () => {
     await second.settle();
     status = second.agent.core.status()[0]!;
     assert.deepEqual(status.waiting.map((w) => [w.changeSequence, w.reason, w.waitingFor]), [[105, 'waiting', 104]]);
-    const audit = second.agent.core.db.prepare("SELECT action FROM audit_log WHERE action = 'restore'").all();
+    const audit = second.agent.core.agentDb.prepare("SELECT action FROM audit_log WHERE action = 'restore'").all();
     assert.equal(audit.length, 1);
 
     // `status` from the CLI shows the gap to the operator.
@@ -75,7 +75,7 @@ describe('backup and restore', () => {
       const dir = backupDir(config);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
-      for (let day = 1; day <= 5; day++) await backupDatabase(core.db, dir, config.backup.keep, new Date(`2026-01-0${day}T03:00:00.000Z`));
+      for (let day = 1; day <= 5; day++) await backupDatabase(core.tillDb, dir, config.backup.keep, new Date(`2026-01-0${day}T03:00:00.000Z`));
       assert.deepEqual(
         listBackups(dir).map((b) => b.takenAt),
         ['2026-01-05T03:00:00.000Z', '2026-01-04T03:00:00.000Z', '2026-01-03T03:00:00.000Z'],
@@ -93,8 +93,8 @@ describe('backup and restore', () => {
     const dir = tempDir();
     let good: string;
     try {
-      for (let i = 0; i < 300; i++) core.db.prepare("INSERT INTO audit_log (at, actor, action, details) VALUES ('x', 'y', 'z', ?)").run('p'.repeat(500));
-      good = (await backupDatabase(core.db, dir, 10)).file;
+      for (let i = 0; i < 300; i++) core.tillDb.prepare("INSERT INTO audit_log (at, actor, action, details) VALUES ('x', 'y', 'z', ?)").run('p'.repeat(500));
+      good = (await backupDatabase(core.tillDb, dir, 10)).file;
     } finally {
       core.close();
     }
@@ -138,7 +138,7 @@ describe('backup and restore', () => {
     new AgentCore(config, silentLogger).close();
     const dir = tempDir();
     const source = new AgentCore(testConfig(), silentLogger);
-    const backup = (await backupDatabase(source.db, dir, 3)).file;
+    const backup = (await backupDatabase(source.tillDb, dir, 3)).file;
     source.close();
     const till = new Database(databasePath(config.dataDir), { readonly: true });
     till.prepare('SELECT count(*) FROM pos_prices').get();

@@ -34,7 +34,7 @@ describe('diagnostics bundle', () => {
     assert.equal((await t.post('not json', { authorization: `Bearer ${BEARER}` })).status, 400);
     await t.settle();
     // Personal data in the staff cache and in a log line: must not travel.
-    t.agent.core.db
+    t.agent.core.staffDb
       .prepare("INSERT INTO staff_employees (employee_id, employee_number, display_name, search_text, raw, refreshed_at) VALUES (1, 'E1', ?, 'x', ?, 'now')")
       .run(STAFF_NAME, JSON.stringify({ name: STAFF_NAME, ni: NI }));
     const logs = path.join(dataDir, 'logs');

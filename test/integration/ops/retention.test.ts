@@ -15,9 +15,13 @@ const RECENT = '2026-05-30T00:00:00.000Z';
 const READER = path.resolve(__dirname, '..', '..', 'helpers', 'ops', 'till-reader.mjs');
 
 /** Fills the tables with old and recent rows straight through SQL (the applier would take minutes). */
-function seed(db: Db, scale: { oldRanges: number; currentRanges: number; oldBodies: number }): void {
+/** Seeds agent.db (bodies, history, quarantine) and the till's file (items, ranges) of one location. */
+function seed(core: { agentDb: Db; tillDb: Db }, scale: { oldRanges: number; currentRanges: number; oldBodies: number }): void {
+  const db = core.agentDb;
+  const till = core.tillDb;
+  till.prepare("INSERT INTO locations (location_id, location_name, currency, last_change_sequence) VALUES (10, 'L', 'GBP', 1)").run();
   db.transaction(() => {
-    db.prepare("INSERT INTO locations (location_id, location_name, currency, last_change_sequence, first_seen_at) VALUES (10, 'L', 'GBP', 1, ?)").run(OLD);
+    db.prepare("INSERT INTO known_locations (location_id, location_name, first_seen_at) VALUES (10, 'L', ?)").run(OLD);
     const inbox = db.prepare(
       `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256, received_at, source, state, applied_at)
        VALUES (10, ?, ?, ?, 2000, 'x', ?, 'webhook', ?, ?)`,
@@ -35,13 +39,15 @@ function seed(db: Db, scale: { oldRanges: number; currentRanges: number; oldBodi
     );
     for (let i = 0; i < 1200; i++) quarantine.run(OLD);
     quarantine.run(RECENT);
-    const items = db.prepare("INSERT INTO items (location_id, item_id, plu, item_name, item_type, updated_by) VALUES (10, ?, ?, 'n', 'RECIPE', 1)");
+  }).immediate();
+  till.transaction(() => {
+    const items = till.prepare("INSERT INTO items (location_id, item_id, plu, item_name, item_type, updated_by) VALUES (10, ?, ?, 'n', 'RECIPE', 1)");
     for (let i = 0; i < 100; i++) items.run(`I${i}`, String(i));
-    const priceRow = db.prepare(
+    const priceRow = till.prepare(
       `INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id)
        VALUES (10, ?, 'Eat In', ?, ?, 'S', 20, 100, '1.00', 'GBP', 1)`,
     );
-    const availabilityRow = db.prepare(
+    const availabilityRow = till.prepare(
       "INSERT INTO availability_ranges (location_id, item_id, meal_period, date_from, date_to, status, source_inbox_id) VALUES (10, ?, 'Lunch', ?, ?, 'AVAILABLE', 1)",
     );
     for (let i = 0; i < scale.oldRanges; i++) {
@@ -63,25 +69,25 @@ describe('retention', () => {
     const config = testConfig({ retention: { batchSize: 100 } });
     const core = new AgentCore(config, silentLogger);
     try {
-      seed(core.db, { oldRanges: 450, currentRanges: 50, oldBodies: 250 });
+      seed(core, { oldRanges: 450, currentRanges: 50, oldBodies: 250 });
       const cutoffs = retentionCutoffs(config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
       assert.equal(cutoffs.rangesEndedBefore.get(10), '2025-06-01');
-      const report = await pruneDatabase(core.db, cutoffs, config.retention.batchSize);
+      const report = await pruneDatabase({ agent: core.agentDb, till: core.tillDb }, cutoffs, config.retention.batchSize);
       assert.deepEqual(report.counts, { rawBodies: 250, conflictBodies: 1, quarantine: 1200, deliveries: 1, priceRanges: 450, availabilityRanges: 450 });
       // 250 bodies = 3 batches, 1 conflict, 1200 quarantine = 13, 1 delivery, 450+450 ranges = 5+5.
       assert.equal(report.batches, 3 + 1 + 13 + 1 + 5 + 5);
-      const db = core.db;
+      const db = core.agentDb;
       assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND body IS NULL"), 250);
       assert.equal(count(db, 'SELECT count(*) AS n FROM inbox'), 253, 'inbox rows (metadata) are kept');
       assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND body IS NOT NULL"), 1, 'a pending body is never pruned');
       assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE applied_at = '2026-05-30T00:00:00.000Z' AND body IS NOT NULL"), 1);
       assert.equal(count(db, 'SELECT count(*) AS n FROM quarantine'), 1);
       assert.equal(count(db, 'SELECT count(*) AS n FROM deliveries'), 1);
-      assert.equal(count(db, 'SELECT count(*) AS n FROM price_ranges'), 51);
-      assert.equal(count(db, "SELECT count(*) AS n FROM price_ranges WHERE date_to = '2025-06-02'"), 1);
-      assert.equal(count(db, 'SELECT count(*) AS n FROM availability_ranges'), 0);
+      assert.equal(count(core.tillDb, 'SELECT count(*) AS n FROM price_ranges'), 51);
+      assert.equal(count(core.tillDb, "SELECT count(*) AS n FROM price_ranges WHERE date_to = '2025-06-02'"), 1);
+      assert.equal(count(core.tillDb, 'SELECT count(*) AS n FROM availability_ranges'), 0);
       // A second run finds nothing.
-      const again = await pruneDatabase(core.db, cutoffs, config.retention.batchSize);
+      const again = await pruneDatabase({ agent: core.agentDb, till: core.tillDb }, cutoffs, config.retention.batchSize);
       assert.equal(Object.values(again.counts).reduce((a, b) => a + b, 0), 0);
     } finally {
       core.close();
@@ -90,7 +96,7 @@ describe('retention', () => {
 
   it('never blocks the till: a concurrent reader keeps reading fast while 60k ranges are pruned', async () => {
     const t = await startTestAgent({ retention: { batchSize: 500 } }, {});
-    seed(t.agent.core.db, { oldRanges: 30_000, currentRanges: 5_000, oldBodies: 2_000 });
+    seed(t.agent.core, { oldRanges: 30_000, currentRanges: 5_000, oldBodies: 2_000 });
     const reader = spawn(process.execPath, [READER, databasePath(t.config.dataDir)], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -117,7 +123,7 @@ describe('retention', () => {
       }
     })();
     const cutoffs = retentionCutoffs(t.config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
-    const report = await pruneDatabase(t.agent.core.db, cutoffs, t.config.retention.batchSize);
+    const report = await pruneDatabase({ agent: t.agent.core.agentDb, till: t.agent.core.tillDb }, cutoffs, t.config.retention.batchSize);
     pruning = false;
     await prober;
     reader.stdin.end();
@@ -137,13 +143,13 @@ describe('retention', () => {
     assert.ok(stats.maxMs < 500, `slowest till read ${stats.maxMs} ms`);
     assert.ok(report.longestBatchMs < 500, `longest prune transaction ${report.longestBatchMs} ms`);
     assert.ok(healthChecks > 5 && slowestHealthMs < 1000, `webhook stayed responsive (${healthChecks} calls, slowest ${slowestHealthMs} ms)`);
-    assert.equal(count(t.agent.core.db, 'SELECT count(*) AS n FROM price_ranges'), 5_001);
+    assert.equal(count(t.agent.core.tillDb, 'SELECT count(*) AS n FROM price_ranges'), 5_001);
   });
 
   it('the service runs on its schedule and reports its last run', async () => {
     const t = await startTestAgent({ retention: { pruneIntervalMinutes: 0.002 } });
     const service = new RetentionService(t.config, silentLogger, () => NOW);
-    seed(t.agent.core.db, { oldRanges: 10, currentRanges: 1, oldBodies: 3 });
+    seed(t.agent.core, { oldRanges: 10, currentRanges: 1, oldBodies: 3 });
     await service.start(t.agent);
     try {
       const deadline = Date.now() + 10_000;

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { changeFingerprint, dailyStats } from '../../../src/admin/stats';
-import { openDatabase, databasePath } from '../../../src/store/database';
+import { openDatabase, storeFilePath } from '../../../src/store/database';
 import { tempDir } from '../../helpers/fixtures';
 
 describe('dailyStats', () => {
   it('buckets deliveries per local day with apply times, empty days included', () => {
-    const db = openDatabase(databasePath(tempDir()));
+    const dir = tempDir();
+    const db = openDatabase(storeFilePath(dir, 'agent'), { kind: 'agent' });
+    const till = openDatabase(storeFilePath(dir, 'till'), { kind: 'till' });
     try {
       const insertInbox = db.prepare(
         "INSERT INTO inbox (id, location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256, received_at, source, state, apply_ms) VALUES (?, 1, ?, ?, NULL, 10, ?, ?, 'webhook', ?, ?)",
@@ -31,9 +33,12 @@ describe('dailyStats', () => {
       const tokyo = dailyStats(db, 2, 'Asia/Tokyo', new Date('2027-01-04T12:00:00Z'));
       assert.deepEqual(tokyo.days, ['2027-01-03', '2027-01-04']);
       assert.deepEqual(tokyo.delivered, [0, 4]);
-      const before = changeFingerprint(db);
+      const before = changeFingerprint(db, till);
       insertDelivery.run('2027-01-04T11:30:00Z', 2, 'duplicate', 200);
-      assert.notEqual(changeFingerprint(db), before);
+      assert.notEqual(changeFingerprint(db, till), before);
+      const beforeApply = changeFingerprint(db, till);
+      till.prepare("INSERT INTO locations (location_id, last_change_sequence) VALUES (1, 13)").run();
+      assert.notEqual(changeFingerprint(db, till), beforeApply, 'an apply in the till file changes the fingerprint');
     } finally {
       db.close();
     }
