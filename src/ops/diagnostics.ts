@@ -26,7 +26,7 @@ import { readTunnelState } from './tunnel';
  */
 
 /** Tables whose row counts are reported; contents never are. */
-const COUNTED_TABLES = ['locations', 'inbox', 'deliveries', 'quarantine', 'items', 'price_ranges', 'availability_ranges', 'update_warnings', 'audit_log'];
+const COUNTED_TABLES = ['locations', 'known_locations', 'applied_updates', 'inbox', 'inbox_bodies', 'deliveries', 'quarantine', 'items', 'price_ranges', 'availability_ranges', 'update_warnings', 'audit_log'];
 const LOG_TAIL_BYTES = 1024 * 1024;
 
 /** Removes what could identify a person from free text (log lines), after secret redaction. */
@@ -78,7 +78,7 @@ function databaseReport(db: Db, kind: StoreFileKind): Record<string, unknown> {
     if (tables.has(table)) counts[table] = (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
   }
   const inboxBodies = tables.has('inbox')
-    ? (db.prepare('SELECT count(*) AS kept, coalesce(sum(length(body)), 0) AS bytes FROM inbox WHERE body IS NOT NULL').get() as { kept: number; bytes: number })
+    ? (db.prepare('SELECT count(*) AS kept, coalesce(sum(length(body)), 0) AS bytes FROM inbox_bodies').get() as { kept: number; bytes: number })
     : null;
   const known = new Map(MIGRATIONS.map((m) => [m.version, m.name]));
   return {

@@ -73,15 +73,25 @@ export interface PruneTarget {
 
 function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const db = target.agent;
-  const rawBodies = db.prepare(
-    `UPDATE inbox SET body = NULL WHERE id IN (
-       SELECT id FROM inbox WHERE body IS NOT NULL AND state IN ('applied', 'stale', 'superseded')
-         AND coalesce(applied_at, received_at) < ? LIMIT ?)`,
+  // Bodies live in inbox_bodies; inbox.body_kept says which are still there (its partial index finds them).
+  const rawBodyIds = db.prepare<[string, number], { id: number }>(
+    `SELECT id FROM inbox WHERE body_kept = 1 AND state IN ('applied', 'stale', 'superseded')
+       AND coalesce(applied_at, received_at) < ? LIMIT ?`,
   );
-  const conflictBodies = db.prepare(
-    `UPDATE inbox SET body = NULL WHERE id IN (
-       SELECT id FROM inbox WHERE body IS NOT NULL AND state = 'conflict' AND coalesce(applied_at, received_at) < ? LIMIT ?)`,
+  const conflictBodyIds = db.prepare<[string, number], { id: number }>(
+    `SELECT id FROM inbox WHERE body_kept = 1 AND state = 'conflict' AND coalesce(applied_at, received_at) < ? LIMIT ?`,
   );
+  const dropBody = db.prepare('DELETE FROM inbox_bodies WHERE inbox_id = ?');
+  const markDropped = db.prepare('UPDATE inbox SET body_kept = 0 WHERE id = ?');
+  const prune = (ids: { id: number }[]): number => {
+    for (const { id } of ids) {
+      dropBody.run(id);
+      markDropped.run(id);
+    }
+    return ids.length;
+  };
+  const rawBodies = { run: (before: string, n: number) => ({ changes: prune(rawBodyIds.all(before, n)) }) };
+  const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }) };
   const quarantine = db.prepare('DELETE FROM quarantine WHERE id IN (SELECT id FROM quarantine WHERE received_at < ? LIMIT ?)');
   const deliveries = db.prepare('DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < ? LIMIT ?)');
   const prices = target.till.prepare('DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)');

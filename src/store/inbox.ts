@@ -50,6 +50,7 @@ export interface QuarantineInput {
 export class Inbox {
   private readonly findSameSequence;
   private readonly insertInbox;
+  private readonly insertBody;
   private readonly insertDelivery;
   private readonly insertQuarantine;
   private readonly ensureLocation;
@@ -60,10 +61,11 @@ export class Inbox {
       'SELECT id, body_sha256, state FROM inbox WHERE location_id = ? AND change_sequence = ? ORDER BY id',
     );
     this.insertInbox = db.prepare(
-      `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256,
+      `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256,
                           received_at, sender, source, state)
-       VALUES (@locationId, @changeSequence, @parent, @body, @bytes, @sha, @receivedAt, @sender, @source, @state)`,
+       VALUES (@locationId, @changeSequence, @parent, @bytes, @sha, @receivedAt, @sender, @source, @state)`,
     );
+    this.insertBody = db.prepare('INSERT INTO inbox_bodies (inbox_id, body) VALUES (?, ?)');
     this.insertDelivery = db.prepare(
       `INSERT INTO deliveries (received_at, sender, source, body_bytes, inbox_id, quarantine_id, outcome, http_status,
                                location_id, change_sequence, reason)
@@ -76,7 +78,7 @@ export class Inbox {
     this.ensureLocation = db.prepare(
       'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
     );
-    this.bodyOf = db.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox WHERE id = ?');
+    this.bodyOf = db.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox_bodies WHERE inbox_id = ?');
   }
 
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
@@ -133,7 +135,6 @@ export class Inbox {
               locationId: envelope.LocationID,
               changeSequence: envelope.ChangeSequence,
               parent: envelope.ParentChangeSequence,
-              body: delivery.raw,
               bytes: delivery.raw.length,
               sha,
               receivedAt,
@@ -142,6 +143,7 @@ export class Inbox {
               state: decision.kind === 'conflict' ? 'conflict' : 'pending',
             }).lastInsertRowid,
           );
+          this.insertBody.run(inboxId, delivery.raw);
         }
         const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;
         const deliveryId = Number(

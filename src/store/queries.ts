@@ -213,6 +213,8 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
 
 /** A stored body (inbox or quarantine) for inspection, as the bytes that arrived. */
 export function storedBody(agent: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
-  const row = agent.prepare<[number], { body: Buffer | null }>(`SELECT body FROM ${kind === 'inbox' ? 'inbox' : 'quarantine'} WHERE id = ?`).get(id);
+  const row = agent
+    .prepare<[number], { body: Buffer | null }>(kind === 'inbox' ? 'SELECT body FROM inbox_bodies WHERE inbox_id = ?' : 'SELECT body FROM quarantine WHERE id = ?')
+    .get(id);
   return row?.body ?? null;
 }

@@ -134,7 +134,12 @@ export function splitLegacyIfNeeded(dataDir: string, now: Date = new Date()): Sp
       (db) => {
         for (const table of LEGACY_AGENT_TABLES) {
           const n = copyTable(db, table);
-          if (table === 'inbox') inboxRows = n;
+          if (table === 'inbox') {
+            inboxRows = n;
+            // 0.2 keeps the bytes apart from the row (inbox_bodies), so a state change never rewrites them.
+            db.exec('INSERT INTO main.inbox_bodies (inbox_id, body) SELECT id, body FROM legacy.inbox WHERE body IS NOT NULL');
+            db.exec('UPDATE main.inbox SET body_kept = 0 WHERE id IN (SELECT id FROM legacy.inbox WHERE body IS NULL)');
+          }
         }
         db.exec(`INSERT INTO main.known_locations (location_id, location_name, first_seen_at)
                  SELECT location_id, location_name, first_seen_at FROM legacy.locations`);

@@ -97,7 +97,7 @@ export class Applier {
         "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
       ),
       markStale: agent.prepare("UPDATE inbox SET state = 'stale', note = ? WHERE id = ? AND state = 'pending'"),
-      body: agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox WHERE id = ?'),
+      body: agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox_bodies WHERE inbox_id = ?'),
       markApplied: agent.prepare(
         "UPDATE inbox SET state = 'applied', applied_at = ?, apply_ms = ?, baseline = ?, forced = ?, note = NULL WHERE id = ? AND state = 'pending'",
       ),

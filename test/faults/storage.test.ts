@@ -80,7 +80,9 @@ async function runWithFault(name: string, setup: () => Promise<FaultRun>): Promi
     });
     const faultStarted = Date.now();
     // Held long enough for the applier's retries (every pollIntervalMs) to meet the fault too.
-    await waitFor(`${name}: the agent refusing deliveries with 503`, () => (during['503'] ?? 0) >= 15 && Date.now() - faultStarted > 1500, 30_000);
+    await waitFor(`${name}: the agent refusing deliveries with 503`, () => (during['503'] ?? 0) >= 15 && Date.now() - faultStarted > 1500, 30_000).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; statuses so far ${JSON.stringify(during)}; agent stderr: ${agent.stderr().slice(-1500)}`);
+    });
     // Still serving while it cannot store.
     const health = await fetch(new URL('/healthz', agent.url));
     assert.equal(health.status, 200, 'the agent keeps answering while storage fails');
@@ -137,10 +139,10 @@ describe('storage faults', () => {
       return {
         agent,
         dataDir,
-        // A database capped just above its current size: the next few pages fail with SQLITE_FULL.
+        // agent.db (where the receiver writes) capped at its current size: SQLite clamps a smaller
+        // max_page_count to the pages in use (WAL included), so the next new page fails with SQLITE_FULL.
         inject: async (a) => {
-          const pages = fs.statSync(path.join(dataDir, 'agent.db')).size / 4096;
-          await a.setMaxPageCount(Math.ceil(pages) + 1);
+          await a.setMaxPageCount(1);
         },
         clear: async (a) => {
           await a.setMaxPageCount(1_073_741_823);

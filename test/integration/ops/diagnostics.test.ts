@@ -59,10 +59,15 @@ describe('diagnostics bundle', () => {
     assert.equal(versions.node, process.versions.node);
     assert.match(versions.sqlite!, /^3\.\d+\.\d+$/);
     assert.equal(versions.betterSqlite3, '12.9.0');
-    const database = JSON.parse(text('database.json')) as { integrityCheck: string[]; migrations: { name: string; knownToThisBuild: boolean }[]; rowCounts: Record<string, number> };
-    assert.deepEqual(database.integrityCheck, ['ok']);
-    assert.ok(database.migrations.every((m) => m.knownToThisBuild));
-    assert.equal(database.rowCounts.staff_employees, 1, 'staff tables are counted, not copied');
+    type FileReport = { integrityCheck: string[]; migrations: { name: string; knownToThisBuild: boolean }[]; rowCounts: Record<string, number> };
+    const database = JSON.parse(text('database.json')) as Record<'till' | 'agent' | 'staff', FileReport>;
+    for (const file of ['till', 'agent', 'staff'] as const) {
+      assert.deepEqual(database[file].integrityCheck, ['ok'], file);
+      assert.ok(database[file].migrations.length > 0 && database[file].migrations.every((m) => m.knownToThisBuild), file);
+    }
+    assert.equal(database.staff.rowCounts.staff_employees, 1, 'staff tables are counted, not copied');
+    assert.equal(database.agent.rowCounts.inbox, 1);
+    assert.equal(database.till.rowCounts.items, 1);
     const sync = JSON.parse(text('sync-state.json')) as { locations: { locationId: number; lastChangeSequence: number }[]; recentDeliveries: { sender: string }[]; quarantine: unknown[] };
     assert.deepEqual(sync.locations.map((l) => [l.locationId, l.lastChangeSequence]), [[7, 2]]);
     assert.ok(sync.recentDeliveries.every((d) => d.sender === '(omitted)'));

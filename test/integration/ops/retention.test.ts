@@ -23,14 +23,19 @@ function seed(core: { agentDb: Db; tillDb: Db }, scale: { oldRanges: number; cur
   db.transaction(() => {
     db.prepare("INSERT INTO known_locations (location_id, location_name, first_seen_at) VALUES (10, 'L', ?)").run(OLD);
     const inbox = db.prepare(
-      `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256, received_at, source, state, applied_at)
-       VALUES (10, ?, ?, ?, 2000, 'x', ?, 'webhook', ?, ?)`,
+      `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state, applied_at)
+       VALUES (10, ?, ?, 2000, 'x', ?, 'webhook', ?, ?)`,
     );
+    const insertBody = db.prepare('INSERT INTO inbox_bodies (inbox_id, body) VALUES (?, ?)');
     const body = Buffer.alloc(2000, 'x');
-    for (let i = 1; i <= scale.oldBodies; i++) inbox.run(i, i - 1, body, OLD, 'applied', OLD);
-    inbox.run(scale.oldBodies + 1, scale.oldBodies, body, RECENT, 'applied', RECENT);
-    inbox.run(scale.oldBodies + 3, scale.oldBodies + 2, body, OLD, 'pending', null);
-    inbox.run(scale.oldBodies + 4, scale.oldBodies + 3, body, OLD, 'conflict', null);
+    const withBody = (...args: [number, number, Buffer, string, string, string | null]): void => {
+      const [seq, parent, bytes, at, state, appliedAt] = args;
+      insertBody.run(Number(inbox.run(seq, parent, at, state, appliedAt).lastInsertRowid), bytes);
+    };
+    for (let i = 1; i <= scale.oldBodies; i++) withBody(i, i - 1, body, OLD, 'applied', OLD);
+    withBody(scale.oldBodies + 1, scale.oldBodies, body, RECENT, 'applied', RECENT);
+    withBody(scale.oldBodies + 3, scale.oldBodies + 2, body, OLD, 'pending', null);
+    withBody(scale.oldBodies + 4, scale.oldBodies + 3, body, OLD, 'conflict', null);
     const delivery = db.prepare("INSERT INTO deliveries (received_at, source, body_bytes, outcome, http_status) VALUES (?, 'webhook', 1, 'accepted', 200)");
     delivery.run('2025-01-01T00:00:00.000Z');
     delivery.run(RECENT);
@@ -77,10 +82,10 @@ describe('retention', () => {
       // 250 bodies = 3 batches, 1 conflict, 1200 quarantine = 13, 1 delivery, 450+450 ranges = 5+5.
       assert.equal(report.batches, 3 + 1 + 13 + 1 + 5 + 5);
       const db = core.agentDb;
-      assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND body IS NULL"), 250);
+      assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND body_kept = 0 AND id NOT IN (SELECT inbox_id FROM inbox_bodies)"), 250);
       assert.equal(count(db, 'SELECT count(*) AS n FROM inbox'), 253, 'inbox rows (metadata) are kept');
-      assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND body IS NOT NULL"), 1, 'a pending body is never pruned');
-      assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE applied_at = '2026-05-30T00:00:00.000Z' AND body IS NOT NULL"), 1);
+      assert.equal(count(db, "SELECT count(*) AS n FROM inbox JOIN inbox_bodies b ON b.inbox_id = inbox.id WHERE state = 'pending'"), 1, 'a pending body is never pruned');
+      assert.equal(count(db, "SELECT count(*) AS n FROM inbox JOIN inbox_bodies b ON b.inbox_id = inbox.id WHERE applied_at = '2026-05-30T00:00:00.000Z'"), 1);
       assert.equal(count(db, 'SELECT count(*) AS n FROM quarantine'), 1);
       assert.equal(count(db, 'SELECT count(*) AS n FROM deliveries'), 1);
       assert.equal(count(core.tillDb, 'SELECT count(*) AS n FROM price_ranges'), 51);

@@ -11,7 +11,7 @@ describe('dailyStats', () => {
     const till = openDatabase(storeFilePath(dir, 'till'), { kind: 'till' });
     try {
       const insertInbox = db.prepare(
-        "INSERT INTO inbox (id, location_id, change_sequence, parent_change_sequence, body, body_bytes, body_sha256, received_at, source, state, apply_ms) VALUES (?, 1, ?, ?, NULL, 10, ?, ?, 'webhook', ?, ?)",
+        "INSERT INTO inbox (id, location_id, change_sequence, parent_change_sequence, body_kept, body_bytes, body_sha256, received_at, source, state, apply_ms) VALUES (?, 1, ?, ?, 0, 10, ?, ?, 'webhook', ?, ?)",
       );
       const insertDelivery = db.prepare("INSERT INTO deliveries (received_at, source, body_bytes, inbox_id, outcome, http_status) VALUES (?, 'webhook', 10, ?, ?, ?)");
       insertInbox.run(1, 11, 10, 'a', '2027-01-03T23:30:00Z', 'applied', 40); // London: 3 Jan

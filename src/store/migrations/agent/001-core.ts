@@ -12,7 +12,8 @@ CREATE TABLE known_locations (
   first_seen_at TEXT NOT NULL
 ) STRICT;
 
--- Every distinct body received with a valid envelope: raw bytes as received, kept until retention.
+-- Every distinct body received with a valid envelope. The raw bytes are in inbox_bodies (so that
+-- changing an update's state never rewrites a 43 MB record), kept until retention prunes them.
 -- state follows the till file: an update is 'applied' here only after its menu rows committed there
 -- (src/sync/applier.ts reconciles after a crash between the two commits).
 CREATE TABLE inbox (
@@ -20,7 +21,8 @@ CREATE TABLE inbox (
   location_id            INTEGER NOT NULL,
   change_sequence        INTEGER NOT NULL,
   parent_change_sequence INTEGER NOT NULL,
-  body                   BLOB,
+  -- 1 while inbox_bodies holds the bytes; 0 once retention pruned them
+  body_kept              INTEGER NOT NULL DEFAULT 1 CHECK (body_kept IN (0, 1)),
   body_bytes             INTEGER NOT NULL,
   body_sha256            TEXT NOT NULL,
   received_at            TEXT NOT NULL,
@@ -38,7 +40,13 @@ CREATE TABLE inbox (
 CREATE INDEX inbox_chain ON inbox (location_id, state, parent_change_sequence);
 CREATE INDEX inbox_sequence ON inbox (location_id, change_sequence);
 CREATE INDEX inbox_received ON inbox (received_at);
-CREATE INDEX inbox_body_prunable ON inbox (state, coalesce(applied_at, received_at)) WHERE body IS NOT NULL;
+CREATE INDEX inbox_body_prunable ON inbox (state, coalesce(applied_at, received_at)) WHERE body_kept = 1;
+
+-- The bytes of each inbox row exactly as received.
+CREATE TABLE inbox_bodies (
+  inbox_id INTEGER PRIMARY KEY REFERENCES inbox (id) ON DELETE CASCADE,
+  body     BLOB NOT NULL
+) STRICT;
 CREATE INDEX inbox_pending ON inbox (state) WHERE state = 'pending';
 
 -- One row per POST (or import) that was answered, including duplicates: the delivery history.
