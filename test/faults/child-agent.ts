@@ -5,9 +5,11 @@
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
  * pragma on its connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
+ * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the process's main thread.
  * This test-only hook lives here, not in the site configuration.
  */
 import fs from 'node:fs';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Agent } from '../../src/agent';
 import { parseConfig } from '../../src/config/load';
 import { silentLogger, stderrLogger } from '../../src/log';
@@ -21,9 +23,19 @@ async function main(): Promise<void> {
   if (maxPages) agent.core.agentDb.pragma(`max_page_count = ${Number(maxPages)}`);
   await agent.start();
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
+  // The receiver's event-loop delay (the bench measures it during a large apply on the applier thread).
+  let loopDelay: IntervalHistogram | null = null;
   process.on('message', (raw) => {
     const msg = raw as { cmd: string; value?: number };
-    if (msg.cmd === 'stats') {
+    if (msg.cmd === 'eld-start') {
+      loopDelay = monitorEventLoopDelay({ resolution: 1 });
+      loopDelay.enable();
+      process.send?.({ cmd: 'eld-start' });
+    } else if (msg.cmd === 'eld-stop') {
+      loopDelay?.disable();
+      process.send?.({ cmd: 'eld-stop', p50Ms: (loopDelay?.percentile(50) ?? 0) / 1e6, p99Ms: (loopDelay?.percentile(99) ?? 0) / 1e6, maxMs: (loopDelay?.max ?? 0) / 1e6 });
+      loopDelay = null;
+    } else if (msg.cmd === 'stats') {
       process.send?.({
         cmd: 'stats',
         maxRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -12,14 +12,16 @@ import { checkEndState, freePort, pendingUpdates, reachedExpected, sleep, spawnA
  */
 const SEED = Number(process.env.FAULT_SEED ?? 20261201);
 const KILLS = Number(process.env.FAULT_KILLS ?? 32);
+// `npm run soak -- --kills N` runs this at scale: more updates so deliveries last as long as the kills.
+const UPDATES_PER_LOCATION = Math.max(45, Math.ceil(KILLS * 1.5));
 
 describe('crash safety under SIGKILL', () => {
-  it(`survives ${KILLS} SIGKILLs at random instants without losing or double-applying an update (seed ${SEED})`, { timeout: 240_000 }, async () => {
+  it(`survives ${KILLS} SIGKILLs at random instants without losing or double-applying an update (seed ${SEED})`, { timeout: Math.max(240_000, KILLS * 4_000) }, async () => {
     const rng = new Prng(SEED);
     const chains = generateChains({
       seed: SEED,
       locations: 4,
-      updatesPerLocation: 45,
+      updatesPerLocation: UPDATES_PER_LOCATION,
       itemsPerLocation: 250,
       tariffs: 3,
       mealPeriods: 3,
@@ -47,7 +49,7 @@ describe('crash safety under SIGKILL', () => {
     const run = runDeliveries(
       { url: agent.url, origin: 'menus.example.com', token: 'crash-test-token-1234', timeoutMs: 20_000 },
       plan,
-      { retry: { baseDelayMs: 25, maxDelayMs: 400, factor: 2, deadlineMs: 120_000 }, concurrency: 4, seed: SEED },
+      { retry: { baseDelayMs: 25, maxDelayMs: 400, factor: 2, deadlineMs: Math.max(120_000, KILLS * 3_000) }, concurrency: 4, seed: SEED },
     ).finally(() => {
       running = false;
     });

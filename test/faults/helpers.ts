@@ -41,6 +41,9 @@ export interface ChildAgent {
   /** Asks the child for its memory figures and connection settings. */
   stats(): Promise<ChildStats>;
   setMaxPageCount(pages: number): Promise<number>;
+  /** Starts / stops measuring the main thread's event-loop delay (perf_hooks.monitorEventLoopDelay). */
+  loopDelayStart(): Promise<void>;
+  loopDelayStop(): Promise<{ p50Ms: number; p99Ms: number; maxMs: number }>;
   /** SIGKILL: no shutdown code runs, exactly like a power cut for the process. */
   kill(): Promise<void>;
   /** SIGTERM and wait for a clean exit. */
@@ -104,6 +107,10 @@ export async function spawnAgent(configFile: string, options: SpawnOptions = {})
     url,
     pid: child.pid as number,
     stats: () => ask<ChildStats>({ cmd: 'stats' }, 'stats'),
+    loopDelayStart: async () => {
+      await ask({ cmd: 'eld-start' }, 'eld-start');
+    },
+    loopDelayStop: () => ask<{ p50Ms: number; p99Ms: number; maxMs: number }>({ cmd: 'eld-stop' }, 'eld-stop'),
     setMaxPageCount: async (pages) => (await ask<{ value: number }>({ cmd: 'max_page_count', value: pages }, 'max_page_count')).value,
     async kill() {
       child.kill('SIGKILL');
