@@ -26,7 +26,6 @@ type SqlJs = { Database: new (data: Uint8Array) => SqlJsDatabase };
 
 async function sqlite331(): Promise<SqlJs> {
   // The asm.js build: no WebAssembly file to fetch. Pinned to 1.2.2, whose engine is SQLite 3.31.1.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const init = require('sql.js/dist/sql-asm.js') as () => Promise<SqlJs>;
   return init();
 }
