@@ -1,8 +1,9 @@
 import type { Config } from './config/schema';
-import { AgentCore } from './core';
+import { AgentCore, importDelivery } from './core';
 import { describeError } from './errors';
 import type { Logger } from './log';
-import type { ReceiptOutcome } from './store/inbox';
+import type { ReceiptSummary } from './store/inbox';
+import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
 import { startWebhookServer, type RunningServer } from './webhook/server';
@@ -23,6 +24,8 @@ export interface AgentService {
 export class Agent {
   readonly core: AgentCore;
   readonly applier: ApplierHost;
+  /** Where deliveries and imports are stored: the inbox thread (its own agent.db connection). */
+  readonly inbox: InboxHost;
   webhook: RunningServer | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private readonly started: AgentService[] = [];
@@ -34,6 +37,7 @@ export class Agent {
     private readonly services: readonly AgentService[] = [],
   ) {
     this.core = new AgentCore(config, log, { applier: 'none' });
+    this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
       { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000 },
       log,
@@ -60,12 +64,12 @@ export class Agent {
     if (config.webhook.expectedOrigin === null) log.warn('webhook.expectedOrigin is not set: the Origin header of incoming calls is not checked');
     if (config.webhook.bearerToken === null) log.info('webhook.bearerToken is not set: calls need no Authorization header');
     if (this.core.paused) log.warn('applying updates is paused (by an operator, before this start): deliveries are stored but not applied');
-    await this.applier.start();
+    await Promise.all([this.inbox.start(), this.applier.start()]);
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
     this.webhook = await startWebhookServer({
       config: config.webhook,
-      inbox: this.core.inbox,
+      inbox: this.inbox,
       log,
       onStored: () => this.scheduleDrain(),
     });
@@ -97,8 +101,10 @@ export class Agent {
   }
 
   /** A manual delivery: stored like a webhook call (agent.db), then applied by the applier thread. */
-  async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }> {
-    const outcome = this.core.storeImport(raw, actor);
+  async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptSummary; applied: AppliedUpdate[] }> {
+    const bytes = raw.length;
+    const outcome = await this.inbox.receive(importDelivery(raw, actor));
+    this.core.auditImport(outcome, bytes, actor);
     const applied = await this.applier.drain();
     return { outcome, applied };
   }
@@ -127,7 +133,7 @@ export class Agent {
     await this.webhook?.close();
     this.webhook = null;
     this.stopping = true;
-    await this.applier.close();
+    await Promise.all([this.inbox.close(), this.applier.close()]);
     this.core.close();
   }
 }

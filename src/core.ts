@@ -7,7 +7,7 @@ import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
 import type { Db } from './store/database';
-import { Inbox, type ReceiptOutcome } from './store/inbox';
+import { Inbox, type ReceiptOutcome, type ReceiptSummary } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
 import { closeStore, openStore, type StoreConnections } from './store/store';
@@ -128,7 +128,13 @@ export class AgentCore {
 
   /** Stores a manual delivery through the same path as a webhook call (agent.db only), audited. */
   storeImport(raw: Buffer, actor: string): ReceiptOutcome {
-    const outcome = this.inbox.receive({ raw, sender: `import by ${actor}`, source: 'import', contentType: 'application/json' });
+    const outcome = this.inbox.receive(importDelivery(raw, actor));
+    this.auditImport(outcome, raw.length, actor);
+    return outcome;
+  }
+
+  /** The audit record of an operator's import (who, what was stored or refused, how large). */
+  auditImport(outcome: ReceiptOutcome | ReceiptSummary, bytes: number, actor: string): void {
     this.store.agent
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(
@@ -137,11 +143,10 @@ export class AgentCore {
         'import',
         JSON.stringify(
           outcome.kind === 'stored'
-            ? { inboxId: outcome.inboxId, decision: outcome.decision, locationId: outcome.envelope.LocationID, changeSequence: outcome.envelope.ChangeSequence, bytes: raw.length }
-            : { quarantineId: outcome.quarantineId, error: outcome.error, bytes: raw.length },
+            ? { inboxId: outcome.inboxId, decision: outcome.decision, locationId: outcome.envelope.LocationID, changeSequence: outcome.envelope.ChangeSequence, bytes }
+            : { quarantineId: outcome.quarantineId, error: outcome.error, bytes },
         ),
       );
-    return outcome;
   }
 
   /** The manual delivery support sends: stored, then applied here (in-process applier only). */
@@ -198,6 +203,11 @@ export class AgentCore {
   deliveries(limit = 100, beforeId: number | null = null): ReturnType<typeof recentDeliveries> {
     return recentDeliveries(this.store.agent, limit, beforeId);
   }
+}
+
+/** An operator's import travels the webhook's path, marked as an import by whom. */
+export function importDelivery(raw: Buffer, actor: string): { raw: Buffer; sender: string; source: 'import'; contentType: string } {
+  return { raw, sender: `import by ${actor}`, source: 'import', contentType: 'application/json' };
 }
 
 export function readImportFile(file: string): Buffer {

@@ -226,8 +226,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
       res.status(422).json({ outcome: { kind: 'rejected', quarantineId: outcome.quarantineId, errorId: outcome.errorId, error: outcome.error }, applied });
       return;
     }
-    const { body: _body, ...summary } = outcome;
-    res.json({ outcome: summary, applied });
+    res.json({ outcome, applied });
   });
 
   app.post('/api/updates/:inboxId/force-apply', json, async (req, res) => {

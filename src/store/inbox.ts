@@ -26,6 +26,37 @@ export type ReceiptOutcome =
     }
   | { readonly kind: 'rejected'; readonly quarantineId: number; readonly deliveryId: number; readonly error: EnvelopeError; readonly errorId: string };
 
+/** The envelope without its items: what a receipt reports (the items stay in the stored body). */
+export type EnvelopeHeader = Omit<Envelope, 'ScheduledItems'>;
+
+/** A receipt as it crosses from the inbox thread or goes to a client: no parsed body, no items. */
+export type ReceiptSummary =
+  | Exclude<ReceiptOutcome, { kind: 'stored' }>
+  | (Omit<Extract<ReceiptOutcome, { kind: 'stored' }>, 'body' | 'envelope'> & { readonly envelope: EnvelopeHeader });
+
+export function summarizeReceipt(outcome: ReceiptOutcome): ReceiptSummary {
+  if (outcome.kind === 'rejected') return outcome;
+  const { body: _body, envelope, ...rest } = outcome;
+  const { ScheduledItems: _items, ...header } = envelope;
+  return { ...rest, envelope: header };
+}
+
+/** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
+export interface InboxPort {
+  receive(delivery: IncomingDelivery): Promise<ReceiptSummary>;
+  quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }>;
+  recordRefused(input: RefusedDelivery): Promise<number>;
+}
+
+export interface RefusedDelivery {
+  readonly sender: string | null;
+  readonly source: DeliverySource;
+  readonly bytes: number;
+  readonly httpStatus: number;
+  readonly reason: string;
+  readonly receivedAt?: Date;
+}
+
 export function sha256(raw: Buffer): string {
   return createHash('sha256').update(raw).digest('hex');
 }
@@ -173,7 +204,7 @@ export class Inbox {
    * Records a delivery refused before its body could be kept (over the size limit), so the history
    * shows that head office tried and why it failed.
    */
-  recordRefused(input: { sender: string | null; source: DeliverySource; bytes: number; httpStatus: number; reason: string; receivedAt?: Date }): number {
+  recordRefused(input: RefusedDelivery): number {
     return Number(
       this.insertDelivery.run({
         receivedAt: (input.receivedAt ?? new Date()).toISOString(),

@@ -8,25 +8,23 @@ export interface ApplierWorkerData {
   readonly baselineSettleMs: number;
 }
 
-/** Main thread -> applier thread. Every request has an id its reply carries. */
+/** Main thread -> applier thread (src/threads: each request gets one reply). */
 export type ApplierRequest =
-  | { readonly type: 'drain'; readonly id: number }
-  | { readonly type: 'force-apply'; readonly id: number; readonly inboxId: number; readonly actor: string; readonly reason: string }
-  | { readonly type: 'close'; readonly id: number };
+  | { readonly type: 'drain' }
+  | { readonly type: 'force-apply'; readonly inboxId: number; readonly actor: string; readonly reason: string }
+  | { readonly type: 'close' };
 
-export interface SerializedError {
-  readonly errorId: string;
-  readonly status: number;
-  readonly message: string;
+export interface DrainReply {
+  readonly applied: AppliedUpdate[];
 }
 
-/** Applier thread -> main thread. */
-export type ApplierMessage =
-  | { readonly type: 'ready' }
+export interface ForceApplyReply {
+  readonly forced: AppliedUpdate;
+  readonly then: AppliedUpdate[];
+}
+
+/** Applier thread -> main thread, as they happen (for the log). */
+export type ApplierEvent =
   | { readonly type: 'applied'; readonly update: AppliedUpdate }
   | { readonly type: 'failed'; readonly locationId: number; readonly inboxId: number; readonly message: string }
-  | { readonly type: 'reconciled'; readonly inboxId: number }
-  | { readonly type: 'drained'; readonly id: number; readonly applied: AppliedUpdate[] }
-  | { readonly type: 'forced'; readonly id: number; readonly forced: AppliedUpdate; readonly then: AppliedUpdate[] }
-  | { readonly type: 'error'; readonly id: number; readonly error: SerializedError }
-  | { readonly type: 'closed'; readonly id: number };
+  | { readonly type: 'reconciled'; readonly inboxId: number };

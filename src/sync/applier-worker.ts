@@ -1,8 +1,9 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { AppError, describeError } from '../errors';
+import { workerData } from 'node:worker_threads';
+import { describeError } from '../errors';
 import { openDatabase, storeFilePath } from '../store/database';
+import { serveRequests } from '../threads/serve';
 import { Applier } from './applier';
-import type { ApplierMessage, ApplierRequest, ApplierWorkerData, SerializedError } from './applier-protocol';
+import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
 /**
  * The applier's thread: its own connections to pos-sync.db and agent.db, so the long synchronous
@@ -10,70 +11,51 @@ import type { ApplierMessage, ApplierRequest, ApplierWorkerData, SerializedError
  * that answers head office and the status window. Requests are handled one at a time, in order.
  */
 
-const port = parentPort;
-if (!port) throw new Error('applier-worker must run in a worker thread');
 const data = workerData as ApplierWorkerData;
-
-const post = (message: ApplierMessage): void => port.postMessage(message);
-
 const till = openDatabase(storeFilePath(data.dataDir, 'till'), { kind: 'till' });
 const agent = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
+let emit: (event: ApplierEvent) => void = () => undefined;
 const applier = new Applier(
   till,
   agent,
   data.policy,
   {
-    applied: (update) => post({ type: 'applied', update }),
-    failed: (locationId, inboxId, err) => post({ type: 'failed', locationId, inboxId, message: describeError(err) }),
-    reconciled: (inboxId) => post({ type: 'reconciled', inboxId }),
+    applied: (update) => emit({ type: 'applied', update }),
+    failed: (locationId, inboxId, err) => emit({ type: 'failed', locationId, inboxId, message: describeError(err) }),
+    reconciled: (inboxId) => emit({ type: 'reconciled', inboxId }),
   },
   data.baselineSettleMs,
 );
 
-function serialize(err: unknown): SerializedError {
-  if (err instanceof AppError) return { errorId: err.id, status: err.status, message: err.message };
-  return { errorId: 'apply_failed', status: 500, message: describeError(err) };
-}
-
-/** After each request: the till's counters, and agent.db's WAL checkpointed here rather than on the receiver's loop. */
+/** After each request: the till's counters, and agent.db's WAL checkpointed here rather than on an HTTP loop. */
 function housekeeping(): void {
   applier.refreshTillCounters();
   agent.pragma('wal_checkpoint(PASSIVE)');
 }
 
-port.on('message', (request: ApplierRequest) => {
-  try {
-    switch (request.type) {
-      case 'drain': {
-        const applied = applier.drain();
-        housekeeping();
-        post({ type: 'drained', id: request.id, applied });
-        return;
-      }
-      case 'force-apply': {
-        const forced = applier.forceApply(request.inboxId, request.actor, request.reason);
-        const then = applier.drain();
-        housekeeping();
-        post({ type: 'forced', id: request.id, forced, then });
-        return;
-      }
-      case 'close': {
-        for (const db of [till, agent]) {
-          try {
-            db.pragma('optimize');
-          } catch {
-            // Best effort: a failing disk must not stop a shutdown.
-          }
-          db.close();
-        }
-        post({ type: 'closed', id: request.id });
-        port.close();
-        return;
-      }
+emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | ForceApplyReply | null => {
+  switch (request.type) {
+    case 'drain': {
+      const applied = applier.drain();
+      housekeeping();
+      return { applied };
     }
-  } catch (err) {
-    post({ type: 'error', id: request.id, error: serialize(err) });
+    case 'force-apply': {
+      const forced = applier.forceApply(request.inboxId, request.actor, request.reason);
+      const then = applier.drain();
+      housekeeping();
+      return { forced, then };
+    }
+    case 'close': {
+      for (const db of [till, agent]) {
+        try {
+          db.pragma('optimize');
+        } catch {
+          // Best effort: a failing disk must not stop a shutdown.
+        }
+        db.close();
+      }
+      return null;
+    }
   }
-});
-
-post({ type: 'ready' });
+}).emit;

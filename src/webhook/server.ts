@@ -7,15 +7,16 @@ import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
-import type { Inbox, ReceiptOutcome } from '../store/inbox';
+import type { InboxPort, ReceiptSummary } from '../store/inbox';
 import { checkCaller, isJsonContentType } from './auth';
 
 export interface WebhookDeps {
   readonly config: Config['webhook'];
-  readonly inbox: Inbox;
+  /** The inbox thread in `serve`: every store happens off this event loop. */
+  readonly inbox: InboxPort;
   readonly log: Logger;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
-  readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
+  readonly onStored: (outcome: Extract<ReceiptSummary, { kind: 'stored' }>) => void;
 }
 
 function senderOf(req: Request): string {
@@ -53,12 +54,14 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       next(new AppError(decision.id, decision.status, decision.message));
     },
     express.raw({ type: () => true, limit: config.maxBodyBytes }),
-    (req, res) => {
+    async (req, res) => {
       const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      // A large body's memory moves to the inbox thread: keep what the log needs first.
+      const bytes = raw.length;
       const contentType = req.headers['content-type'] ?? null;
       const sender = senderOf(req);
       if (config.requireJsonContentType && !isJsonContentType(contentType ?? undefined)) {
-        inbox.quarantine({
+        await inbox.quarantine({
           raw,
           sender,
           source: 'webhook',
@@ -70,7 +73,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
         });
         throw new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
       }
-      const outcome = inbox.receive({ raw, sender, source: 'webhook', contentType });
+      const outcome = await inbox.receive({ raw, sender, source: 'webhook', contentType });
       if (outcome.kind === 'rejected') {
         log.warn(`webhook body rejected (${outcome.errorId}, ${outcome.error.field}: ${outcome.error.message}); kept as quarantine #${outcome.quarantineId}`);
         throw new AppError(outcome.errorId, 400, `${outcome.error.field}: ${outcome.error.message}`, {
@@ -79,7 +82,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
         });
       }
       const e = outcome.envelope;
-      log.info(`stored update location ${e.LocationID} change ${e.ChangeSequence} (parent ${e.ParentChangeSequence}, ${raw.length} bytes): ${outcome.decision}`);
+      log.info(`stored update location ${e.LocationID} change ${e.ChangeSequence} (parent ${e.ParentChangeSequence}, ${bytes} bytes): ${outcome.decision}`);
       res.status(200).json({ status: outcome.decision === 'new' ? 'stored' : outcome.decision, inboxId: outcome.inboxId });
       deps.onStored(outcome);
     },
@@ -87,11 +90,11 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
 
   // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
   // (Only an authenticated caller gets this far: auth runs before the body is read.)
-  app.use(config.path, (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
+  app.use(config.path, async (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
     if ((err as { type?: unknown }).type === 'entity.too.large') {
       const declared = Number(req.headers['content-length']);
       try {
-        inbox.recordRefused({
+        await inbox.recordRefused({
           sender: senderOf(req),
           source: 'webhook',
           bytes: Number.isFinite(declared) ? declared : 0,

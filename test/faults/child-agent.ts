@@ -4,7 +4,7 @@
  *   node --import tsx test/faults/child-agent.ts CONFIG.json
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
- * pragma on its connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
+ * pragma on the inbox thread's agent.db connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
  * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the process's main thread.
  * This test-only hook lives here, not in the site configuration.
  */
@@ -20,8 +20,9 @@ async function main(): Promise<void> {
   const config = parseConfig(JSON.parse(fs.readFileSync(file, 'utf8')));
   const agent = new Agent(config, process.env.CHILD_AGENT_LOG === '1' ? stderrLogger : silentLogger);
   const maxPages = process.env.POS_SYNC_TEST_MAX_PAGE_COUNT;
-  if (maxPages) agent.core.agentDb.pragma(`max_page_count = ${Number(maxPages)}`);
   await agent.start();
+  // The receiver stores through the inbox thread: cap that thread's agent.db connection.
+  if (maxPages) await agent.inbox.setMaxPageCount(Number(maxPages));
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
   // The receiver's event-loop delay (the bench measures it during a large apply on the applier thread).
   let loopDelay: IntervalHistogram | null = null;
@@ -43,8 +44,7 @@ async function main(): Promise<void> {
         synchronous: agent.core.agentDb.pragma('synchronous', { simple: true }),
       });
     } else if (msg.cmd === 'max_page_count') {
-      const pages = agent.core.agentDb.pragma(`max_page_count = ${Number(msg.value)}`, { simple: true });
-      process.send?.({ cmd: 'max_page_count', value: pages });
+      void agent.inbox.setMaxPageCount(Number(msg.value)).then((pages) => process.send?.({ cmd: 'max_page_count', value: pages }));
     }
   });
   const stop = (): void => {

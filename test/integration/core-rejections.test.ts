@@ -130,17 +130,16 @@ describe('rejections', () => {
 
   it('503 with Retry-After when storage fails, then 200 once it recovers', async () => {
     const t = await startTestAgent();
-    const db = t.agent.core.agentDb;
-    // A real SQLite failure: the database refuses to grow (as on a full disk).
-    const pages = (db.pragma('page_count', { simple: true }) as number) + 0;
-    db.pragma(`max_page_count = ${pages}`);
+    // A real SQLite failure: agent.db refuses to grow (as on a full disk) for the inbox thread's
+    // connection, where deliveries are stored (a smaller cap is clamped to the pages in use).
+    await t.agent.inbox.setMaxPageCount(1);
     const big = update(10, 101, 100, [item('1', 'A', [], [], { ItemName: 'y'.repeat(200_000) })]);
     const res = await t.post(big);
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('retry-after'), '30');
     assert.equal((res.json as { error: { id: string } }).error.id, 'storage_unavailable');
     assertNoStack(res.json);
-    db.pragma('max_page_count = 1073741823');
+    await t.agent.inbox.setMaxPageCount(1_073_741_823);
     assert.equal((await t.post(big)).status, 200);
     await t.settle();
     assert.equal(t.agent.core.status()[0]!.lastChangeSequence, 101);

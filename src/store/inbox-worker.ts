@@ -1,0 +1,40 @@
+import { workerData } from 'node:worker_threads';
+import { serveRequests } from '../threads/serve';
+import { openDatabase, storeFilePath } from './database';
+import { Inbox, summarizeReceipt } from './inbox';
+import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
+
+/**
+ * The inbox's thread: parses, validates and durably stores each delivery in agent.db (its own
+ * connection), so neither JSON.parse of a 43 MB body nor its INSERT and fsync runs on the event loop
+ * that answers head office, the status window and /healthz. One request at a time, in arrival order.
+ */
+
+const data = workerData as InboxWorkerData;
+const db = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
+const inbox = new Inbox(db);
+
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+serveRequests<InboxRequest>((request) => {
+  switch (request.type) {
+    case 'receive': {
+      // The parsed body stays here: the applier thread parses its own copy from agent.db.
+      return summarizeReceipt(inbox.receive({ ...request.delivery, raw: asBuffer(request.delivery.raw) }));
+    }
+    case 'quarantine':
+      return inbox.quarantine({ ...request.input, raw: asBuffer(request.input.raw) });
+    case 'record-refused':
+      return inbox.recordRefused(request.input);
+    case 'max-page-count':
+      return db.pragma(`max_page_count = ${Math.max(1, Math.floor(request.pages))}`, { simple: true });
+    case 'close':
+      try {
+        db.pragma('optimize');
+      } catch {
+        // Best effort: a failing disk must not stop a shutdown.
+      }
+      db.close();
+      return null;
+  }
+});

@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { Worker, type TransferListItem } from 'node:worker_threads';
+import { AppError } from '../errors';
+
+/**
+ * The main thread's end of a worker thread that answers requests one at a time (the inbox thread and
+ * the applier thread). Every request carries an id; the reply with that id settles it. Errors cross
+ * as plain data and are rebuilt here: an AppError keeps its id and status, any other error keeps its
+ * `code`, so a SQLite storage failure still becomes a 503 with Retry-After (src/http/errors.ts).
+ */
+
+export interface SerializedError {
+  readonly message: string;
+  readonly code?: string;
+  readonly appError?: { readonly id: string; readonly status: number; readonly details: Record<string, unknown> };
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof AppError) return { message: err.message, appError: { id: err.id, status: err.status, details: { ...err.details } } };
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return { message: err instanceof Error ? err.message : String(err), ...(typeof code === 'string' ? { code } : {}) };
+}
+
+export function deserializeError(e: SerializedError): Error {
+  if (e.appError) return new AppError(e.appError.id, e.appError.status, e.message, e.appError.details);
+  const err = new Error(e.message) as Error & { code?: string };
+  if (e.code) err.code = e.code;
+  return err;
+}
+
+/** Replies from a thread: `reply` settles request `id`; anything else is an event. */
+export type ThreadReply = { readonly kind: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown } | { readonly kind: 'reply'; readonly id: number; readonly ok: false; readonly error: SerializedError };
+export type ThreadEvent = { readonly kind: 'event'; readonly event: unknown } | { readonly kind: 'ready' };
+export type ThreadRequest = { readonly id: number; readonly request: unknown };
+
+/** The worker file next to the caller, as .js in a build and .ts under tsx (development and tests). */
+function workerEntry(dir: string, base: string): { source: string; eval: boolean } {
+  const ext = path.extname(__filename);
+  const file = path.join(dir, `${base}${ext}`);
+  if (ext === '.ts') {
+    // Worker threads do not inherit tsx's loader from `--import tsx`: register its CommonJS hook first.
+    return { source: `require('tsx/cjs'); require(${JSON.stringify(file)});`, eval: true };
+  }
+  return { source: file, eval: false };
+}
+
+export class ThreadClient<Request, Event = never> {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  private stopped = false;
+
+  constructor(
+    private readonly options: {
+      /** Folder and base name of the worker file (without extension). */
+      readonly dir: string;
+      readonly entry: string;
+      readonly name: string;
+      readonly workerData: unknown;
+      readonly onEvent?: (event: Event) => void;
+      /** The thread ended without being asked to (it is started again by the next request). */
+      readonly onUnexpectedExit?: (reason: string) => void;
+    },
+  ) {}
+
+  start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const entry = workerEntry(this.options.dir, this.options.entry);
+    const worker = new Worker(entry.source, { eval: entry.eval, workerData: this.options.workerData, name: this.options.name });
+    this.worker = worker;
+    this.ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: ThreadReply | ThreadEvent) => {
+        if (message.kind === 'ready') resolve();
+        else if (message.kind === 'event') this.options.onEvent?.(message.event as Event);
+        else this.settle(message);
+      });
+      worker.once('error', (err) => {
+        reject(err);
+        this.gone(err.message);
+      });
+      worker.once('exit', (code) => {
+        reject(new Error(`the ${this.options.name} thread exited with code ${code} before it was ready`));
+        this.gone(`exit code ${code}`);
+      });
+    });
+    return this.ready;
+  }
+
+  private settle(reply: ThreadReply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(deserializeError(reply.error));
+  }
+
+  private gone(reason: string): void {
+    if (this.worker === null) return;
+    this.worker = null;
+    this.ready = null;
+    for (const waiter of this.pending.values()) waiter.reject(new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread stopped (${reason}); try again`));
+    this.pending.clear();
+    if (!this.stopped) this.options.onUnexpectedExit?.(reason);
+  }
+
+  /** Sends a request (starting the thread if needed) and resolves with its reply's value. */
+  async request<T>(request: Request, transfer: readonly TransferListItem[] = []): Promise<T> {
+    if (this.stopped) throw new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread is stopping; try again`);
+    await this.start();
+    const worker = this.worker;
+    if (!worker) throw new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread is not running; try again`);
+    const id = this.nextId++;
+    const reply = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    worker.postMessage({ id, request } satisfies ThreadRequest, [...transfer]);
+    return (await reply) as T;
+  }
+
+  /** Sends a last request (e.g. "close your connections"), then ends the thread. */
+  async stop(last?: Request): Promise<void> {
+    if (this.stopped) return;
+    const worker = this.worker;
+    if (worker && last !== undefined) {
+      try {
+        await this.request(last);
+      } catch {
+        // The thread is gone already; nothing to close.
+      }
+    }
+    this.stopped = true;
+    if (worker) await worker.terminate();
+  }
+}
