@@ -78,7 +78,7 @@ function databaseReport(db: Db, kind: StoreFileKind): Record<string, unknown> {
     if (tables.has(table)) counts[table] = (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
   }
   const inboxBodies = tables.has('inbox')
-    ? (db.prepare('SELECT count(*) AS kept, coalesce(sum(length(body)), 0) AS bytes FROM inbox_bodies').get() as { kept: number; bytes: number })
+    ? (db.prepare('SELECT count(DISTINCT inbox_id) AS kept, coalesce(sum(length(body)), 0) AS bytes FROM inbox_bodies').get() as { kept: number; bytes: number })
     : null;
   const known = new Map(MIGRATIONS.map((m) => [m.version, m.name]));
   return {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { validateEnvelope, type Envelope, type EnvelopeError } from '../domain/payload';
 import { classifyReceipt, sameJson, type ReceiptDecision } from '../domain/sequence';
+import { BodyStore } from './bodies';
 import type { Db } from './database';
 
 export type DeliverySource = 'webhook' | 'import';
@@ -81,11 +82,10 @@ export interface QuarantineInput {
 export class Inbox {
   private readonly findSameSequence;
   private readonly insertInbox;
-  private readonly insertBody;
+  private readonly bodies: BodyStore;
   private readonly insertDelivery;
   private readonly insertQuarantine;
   private readonly ensureLocation;
-  private readonly bodyOf;
 
   constructor(private readonly db: Db) {
     this.findSameSequence = db.prepare<[number, number], { id: number; body_sha256: string; state: string }>(
@@ -96,7 +96,7 @@ export class Inbox {
                           received_at, sender, source, state)
        VALUES (@locationId, @changeSequence, @parent, @bytes, @sha, @receivedAt, @sender, @source, @state)`,
     );
-    this.insertBody = db.prepare('INSERT INTO inbox_bodies (inbox_id, body) VALUES (?, ?)');
+    this.bodies = new BodyStore(db);
     this.insertDelivery = db.prepare(
       `INSERT INTO deliveries (received_at, sender, source, body_bytes, inbox_id, quarantine_id, outcome, http_status,
                                location_id, change_sequence, reason)
@@ -109,7 +109,6 @@ export class Inbox {
     this.ensureLocation = db.prepare(
       'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
     );
-    this.bodyOf = db.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox_bodies WHERE inbox_id = ?');
   }
 
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
@@ -147,7 +146,7 @@ export class Inbox {
           existing.map((e) => ({ id: e.id, bodySha256: e.body_sha256 })),
           sha,
           (stored) => {
-            const raw = this.bodyOf.get(stored.id)?.body;
+            const raw = this.bodies.read(stored.id);
             if (!raw) return false;
             try {
               return sameJson(JSON.parse(raw.toString('utf8')), checked.body);
@@ -174,7 +173,7 @@ export class Inbox {
               state: decision.kind === 'conflict' ? 'conflict' : 'pending',
             }).lastInsertRowid,
           );
-          this.insertBody.run(inboxId, delivery.raw);
+          this.bodies.write(inboxId, delivery.raw);
         }
         const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;
         const deliveryId = Number(

@@ -1,4 +1,5 @@
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
+import { BodyStore } from './bodies';
 import type { Db } from './database';
 import type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
 
@@ -213,8 +214,7 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
 
 /** A stored body (inbox or quarantine) for inspection, as the bytes that arrived. */
 export function storedBody(agent: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
-  const row = agent
-    .prepare<[number], { body: Buffer | null }>(kind === 'inbox' ? 'SELECT body FROM inbox_bodies WHERE inbox_id = ?' : 'SELECT body FROM quarantine WHERE id = ?')
-    .get(id);
+  if (kind === 'inbox') return new BodyStore(agent).read(id);
+  const row = agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM quarantine WHERE id = ?').get(id);
   return row?.body ?? null;
 }

@@ -137,7 +137,7 @@ export function splitLegacyIfNeeded(dataDir: string, now: Date = new Date()): Sp
           if (table === 'inbox') {
             inboxRows = n;
             // 0.2 keeps the bytes apart from the row (inbox_bodies), so a state change never rewrites them.
-            db.exec('INSERT INTO main.inbox_bodies (inbox_id, body) SELECT id, body FROM legacy.inbox WHERE body IS NOT NULL');
+            db.exec('INSERT INTO main.inbox_bodies (inbox_id, chunk, body) SELECT id, 0, body FROM legacy.inbox WHERE body IS NOT NULL');
             db.exec('UPDATE main.inbox SET body_kept = 0 WHERE id IN (SELECT id FROM legacy.inbox WHERE body IS NULL)');
           }
         }

@@ -3,6 +3,7 @@ import { streamUpdate, validateEnvelope, type UpdatePlan } from '../domain/paylo
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
+import { BodyStore } from '../store/bodies';
 import { MenuWriter } from '../store/menu';
 import { isPaused } from '../store/operations-state';
 import { crashPoint } from './crash-points';
@@ -61,6 +62,7 @@ interface AppliedRecord {
  */
 export class Applier {
   private readonly writer: MenuWriter;
+  private readonly bodies: BodyStore;
   private readonly parsedBodies = new Map<number, Record<string, unknown>>();
   /** Last failure per location, kept in memory (and in inbox.note) so status can show it. */
   readonly lastFailure = new Map<number, ApplierFailure>();
@@ -75,6 +77,7 @@ export class Applier {
     private readonly baselineSettleMs = 0,
   ) {
     this.writer = new MenuWriter(till);
+    this.bodies = new BodyStore(agent);
     this.stmt = {
       tillSequence: till.prepare<[number], { last_change_sequence: number | null }>('SELECT last_change_sequence FROM locations WHERE location_id = ?'),
       appliedRecord: till.prepare<[number], AppliedRecord>(
@@ -97,7 +100,7 @@ export class Applier {
         "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
       ),
       markStale: agent.prepare("UPDATE inbox SET state = 'stale', note = ? WHERE id = ? AND state = 'pending'"),
-      body: agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM inbox_bodies WHERE inbox_id = ?'),
+      bodyBytes: agent.prepare<[number], { body_bytes: number }>('SELECT body_bytes FROM inbox WHERE id = ?'),
       markApplied: agent.prepare(
         "UPDATE inbox SET state = 'applied', applied_at = ?, apply_ms = ?, baseline = ?, forced = ?, note = NULL WHERE id = ? AND state = 'pending'",
       ),
@@ -244,9 +247,9 @@ export class Applier {
   private planFor(inboxId: number): UpdatePlan {
     let body = this.parsedBodies.get(inboxId);
     if (!body) {
-      const stored = this.stmt.body.get(inboxId);
-      if (!stored?.body) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
-      body = JSON.parse(stored.body.toString('utf8')) as Record<string, unknown>;
+      const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
+      if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
+      body = JSON.parse(stored.toString('utf8')) as Record<string, unknown>;
     }
     const checked = validateEnvelope(body);
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);

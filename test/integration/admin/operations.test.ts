@@ -192,7 +192,7 @@ describe('operations in the status window (API)', { timeout: 120_000 }, async ()
 
   it('retention days set in the window win over the configuration from the next prune, and can be reset', async () => {
     const db = t.agent.core.agentDb;
-    const bodies = (): number => (db.prepare("SELECT count(*) AS n FROM inbox JOIN inbox_bodies b ON b.inbox_id = inbox.id WHERE state = 'applied'").get() as { n: number }).n;
+    const bodies = (): number => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND id IN (SELECT inbox_id FROM inbox_bodies)").get() as { n: number }).n;
     assert.equal(bodies(), 1);
     const configured = (await api.call<{ retention: { enabled: boolean; configured: Record<string, number> } }>('/api/settings')).body.retention;
     assert.deepEqual(configured, { enabled: true, configured: { rawPayloadDays: 30, quarantineDays: 90, rangeDays: 365, deliveryDays: 365 } });

@@ -26,7 +26,7 @@ function seed(core: { agentDb: Db; tillDb: Db }, scale: { oldRanges: number; cur
       `INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state, applied_at)
        VALUES (10, ?, ?, 2000, 'x', ?, 'webhook', ?, ?)`,
     );
-    const insertBody = db.prepare('INSERT INTO inbox_bodies (inbox_id, body) VALUES (?, ?)');
+    const insertBody = db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, 0, ?)');
     const body = Buffer.alloc(2000, 'x');
     const withBody = (...args: [number, number, Buffer, string, string, string | null]): void => {
       const [seq, parent, bytes, at, state, appliedAt] = args;

@@ -42,10 +42,12 @@ CREATE INDEX inbox_sequence ON inbox (location_id, change_sequence);
 CREATE INDEX inbox_received ON inbox (received_at);
 CREATE INDEX inbox_body_prunable ON inbox (state, coalesce(applied_at, received_at)) WHERE body_kept = 1;
 
--- The bytes of each inbox row exactly as received.
+-- The bytes of each inbox row exactly as received, in chunks of at most 1 MiB (src/store/bodies.ts).
 CREATE TABLE inbox_bodies (
-  inbox_id INTEGER PRIMARY KEY REFERENCES inbox (id) ON DELETE CASCADE,
-  body     BLOB NOT NULL
+  inbox_id INTEGER NOT NULL REFERENCES inbox (id) ON DELETE CASCADE,
+  chunk    INTEGER NOT NULL,
+  body     BLOB NOT NULL,
+  PRIMARY KEY (inbox_id, chunk)
 ) STRICT;
 CREATE INDEX inbox_pending ON inbox (state) WHERE state = 'pending';
 
