@@ -21,6 +21,8 @@ export class Agent {
   private pollTimer: NodeJS.Timeout | null = null;
   private drainScheduled = false;
   private readonly started: AgentService[] = [];
+  /** Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent. */
+  private ready = false;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -49,6 +51,7 @@ export class Agent {
       config: config.webhook,
       inbox: this.core.inbox,
       log,
+      isReady: () => this.ready,
       onStored: (outcome) => {
         if (outcome.decision === 'new') this.core.applier.remember(outcome.inboxId, outcome.body);
         this.scheduleDrain();
@@ -61,6 +64,7 @@ export class Agent {
       await service.start(this);
       this.started.push(service);
     }
+    this.ready = true;
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
@@ -86,6 +90,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
+    this.ready = false;
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const service of this.started.reverse()) {
       try {
