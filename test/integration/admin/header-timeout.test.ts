@@ -31,5 +31,4 @@ describe('admin server header timeout', async () => {
     assert.ok(closedAfterMs >= 900, `closed after ${closedAfterMs} ms: not before the timeout`);
     assert.ok(closedAfterMs < 10_000, `closed after ${closedAfterMs} ms`);
   });
-
 });
