@@ -52,7 +52,7 @@ describe('status-window login in Chromium', async () => {
     await page.goto(firstLink);
     await page.locator('#summary-label').waitFor();
     assert.equal(page.url(), t.adminUrl);
-    assert.equal(await page.evaluate(() => location.search), '');
+    assert.equal(await page.evaluate('location.search'), '');
     const cdp = await context.newCDPSession(page);
     const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string; originalUrl?: string }[] };
     assert.ok(entries.length >= 1);
@@ -61,7 +61,7 @@ describe('status-window login in Chromium', async () => {
         assert.ok(!u.includes(firstCode) && !u.includes('login=') && !u.includes(t.token), `history entry ${u}`);
       }
     }
-    assert.equal(await page.evaluate(() => history.length), entries.length);
+    assert.equal(await page.evaluate('history.length'), entries.length);
     await cdp.detach();
   });
 
