@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Config } from '../config/schema';
 import type { ConfigProblem } from '../errors';
 import type { Logger } from '../log';
@@ -161,6 +162,32 @@ export function applyTillReaderAccess(config: Readonly<Config>, log: Logger): vo
     fs.chmodSync(file, TILL_READER_FILE_MODE);
   }
   log.info(`till.readerGroup: group ${group} may read ${TILL_FILES.join(', ')} in ${config.dataDir}; every other file is owner-only`);
+}
+
+/**
+ * At a clean stop, with a till reader configured: switch the till's file from WAL to a rollback
+ * journal. In WAL mode the last connection to close deletes -wal and -shm, and a reader that may not
+ * create files in the folder then cannot open the database at all (SQLITE_READONLY_DIRECTORY) until
+ * the agent runs again; a rollback-journal file needs nothing but read access. The next start switches
+ * back to WAL (configureWriter). If the till holds the file open at that moment, the switch is not
+ * possible and not needed: SQLite keeps -wal and -shm while any connection is open.
+ */
+export function leaveTillFileReadable(config: Readonly<Config>, log: Logger): void {
+  if (config.till.readerGroup === null) return;
+  const file = path.join(config.dataDir, TILL_FILES[0]!);
+  if (!fs.existsSync(file)) return;
+  try {
+    const db = new Database(file, { fileMustExist: true, timeout: 2_000 });
+    try {
+      db.pragma('synchronous = FULL');
+      const mode = db.pragma('journal_mode = DELETE', { simple: true });
+      if (mode !== 'delete') log.info(`the till's file stays in ${String(mode)} mode while the agent is stopped (the till has it open)`);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    log.warn(`could not leave the till's file readable for a stopped agent: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 // ---- Windows ----

@@ -9,7 +9,7 @@ import { ConfigError, describeError, type ConfigProblem } from '../errors';
 import type { Logger } from '../log';
 import { acquireAgentLock, type InstanceLock } from './instance';
 import { backupDir, logDir } from './paths';
-import { applyTillReaderAccess, applyWindowsPrivateAcl, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';
+import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';
 
 /**
  * Start-up is all or nothing. Everything that can be checked before anything listens is checked, and
@@ -188,6 +188,8 @@ export async function startAgent(config: Readonly<Config>, log: Logger, services
     async stop() {
       try {
         await running.stop();
+        // Still holding the folder, so no agent starts while the file changes journal mode.
+        leaveTillFileReadable(config, log);
       } finally {
         held?.release();
       }

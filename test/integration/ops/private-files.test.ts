@@ -196,6 +196,12 @@ describe('private files, checked as a second OS user', () => {
       } finally {
         await agent.stop();
       }
+      // Stopped: SQLite removed -wal and -shm; the till still reads (the file was left in rollback-journal mode).
+      assert.equal(fs.existsSync(path.join(dataDir, 'pos-sync.db-wal')), false);
+      const whileStopped = readPosAsNobody(path.join(dataDir, 'pos-sync.db'), [gid]);
+      assert.equal(whileStopped.status, 0, `round ${round}, agent stopped: ${whileStopped.out}`);
+      assert.ok(JSON.parse(whileStopped.out).n > 0);
+      assert.equal(fs.statSync(path.join(dataDir, 'pos-sync.db')).mode & 0o777, 0o640);
     }
   });
 
