@@ -30,6 +30,8 @@ export class Agent {
   private pollTimer: NodeJS.Timeout | null = null;
   private readonly started: AgentService[] = [];
   private stopping = false;
+  /** Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent. */
+  private ready = false;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -71,6 +73,7 @@ export class Agent {
       config: config.webhook,
       inbox: this.inbox,
       log,
+      isReady: () => this.ready,
       onStored: () => this.scheduleDrain(),
     });
     log.info(`webhook receiver listening at ${this.webhook.url}`);
@@ -80,6 +83,7 @@ export class Agent {
       await service.start(this);
       this.started.push(service);
     }
+    this.ready = true;
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
@@ -121,6 +125,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
+    this.ready = false;
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const service of this.started.reverse()) {
       try {

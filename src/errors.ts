@@ -19,13 +19,39 @@ export class AppError extends Error {
   }
 }
 
+export interface ConfigProblem {
+  /** The configuration key at fault, e.g. `admin.port`, `webhook.tls.certFile`, `dataDir`. */
+  readonly field: string;
+  /** What is wrong and what to do about it. */
+  readonly message: string;
+}
+
+/**
+ * A configuration that cannot run (exit code 3). Every problem found is listed together, so a site
+ * fixes them in one go instead of one per restart.
+ */
 export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[];
+
   constructor(
     readonly field: string,
     message: string,
+    more: readonly ConfigProblem[] = [],
   ) {
-    super(`invalid configuration: ${field}: ${message}`);
+    const problems = [{ field, message }, ...more];
+    super(
+      problems.length === 1
+        ? `invalid configuration: ${field}: ${message}`
+        : `invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - ${p.field}: ${p.message}`).join('\n')}`,
+    );
+    this.problems = problems;
     this.name = 'ConfigError';
+  }
+
+  static of(problems: readonly ConfigProblem[]): ConfigError {
+    const [first, ...more] = problems;
+    if (!first) throw new Error('ConfigError.of needs at least one problem');
+    return new ConfigError(first.field, first.message, more);
   }
 }
 

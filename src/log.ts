@@ -62,6 +62,8 @@ export function configureLogging(options: LogOptions, instance: ElectronLogInsta
   log.transports.file.level = options.level;
   log.transports.file.maxSize = options.maxFileBytes;
   log.transports.file.resolvePathFn = () => path.join(options.dir, options.fileName ?? 'agent.log');
+  // Owner-only, whatever the umask: the log names locations, senders and operators.
+  log.transports.file.writeOptions = { flag: 'a', mode: 0o600, encoding: 'utf8' };
   log.transports.console.level = options.console === false ? false : options.level;
   // Console output goes to stderr so `--json` output on stdout stays machine-readable.
   log.transports.console.writeFn = ({ message }) => {

@@ -145,7 +145,7 @@ function showSignedOut(): void {
       'section',
       { class: 'card' },
       h('h1', {}, 'This window is not signed in'),
-      h('p', {}, 'Open the address the agent printed when it started (it ends with ?token=…), or run: pos-sync-agent admin-url'),
+      h('p', {}, 'The session has ended, or the access token was changed. Open a new login link: run pos-sync-agent admin-url (in the desktop app: Open status window in the tray).'),
     ),
   );
 }

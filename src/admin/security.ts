@@ -64,16 +64,73 @@ export interface Credentials {
   readonly authorization: string | undefined;
 }
 
-/** The token may come in our cookie (the window) or as `Authorization: Bearer` (scripts). */
-export function checkToken(credentials: Credentials, port: number, token: string): Decision {
-  const fromCookie = readCookie(credentials.cookie, cookieName(port));
+// ---- login links and sessions ----
+//
+// The long-lived token (the admin-token file) never travels in a URL, so it cannot end up in the
+// browser's history, its address-bar suggestions or a Referer. A login link carries a one-time code
+// instead: signed with the token, valid `admin.loginLinkMinutes`, accepted once. The server trades it
+// for a session cookie (its own signed value, lasting `admin.sessionHours` after the last request)
+// and redirects to the same page without the code. Both are signed with keys derived from the token,
+// so rotating the token (`admin-url --rotate`) ends every session and every unused link at once.
+
+/** The query parameter of a login link. */
+export const LOGIN_PARAM = 'login';
+
+function mac(token: string, purpose: string, text: string): string {
+  return crypto.createHmac('sha256', token).update(`pos-sync-agent admin ${purpose} v1\n${text}`).digest('base64url');
+}
+
+/** A one-time login code: `<expires (unix s)>.<nonce>.<mac>`. */
+export function mintLoginCode(token: string, now: Date, minutes: number): { code: string; expiresAt: Date } {
+  const expires = Math.floor(now.getTime() / 1000 + minutes * 60);
+  const nonce = crypto.randomBytes(16).toString('base64url');
+  return { code: `${expires}.${nonce}.${mac(token, 'login', `${expires}.${nonce}`)}`, expiresAt: new Date(expires * 1000) };
+}
+
+export type CodeCheck = { ok: true; nonce: string; expiresAt: number } | { ok: false; reason: 'invalid' | 'expired' };
+
+export function verifyLoginCode(code: string, token: string, now: Date): CodeCheck {
+  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(code);
+  if (!m) return { ok: false, reason: 'invalid' };
+  const [, expires, nonce, signature] = m as unknown as [string, string, string, string];
+  if (!sameSecret(signature, mac(token, 'login', `${expires}.${nonce}`))) return { ok: false, reason: 'invalid' };
+  if (Number(expires) * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, nonce, expiresAt: Number(expires) * 1000 };
+}
+
+/** A session cookie's value: `<expires (unix s)>.<mac>`; renewed (sliding) as the window is used. */
+export function mintSession(token: string, now: Date, hours: number): { value: string; maxAgeMs: number } {
+  const expires = Math.floor(now.getTime() / 1000 + hours * 3600);
+  return { value: `${expires}.${mac(token, 'session', String(expires))}`, maxAgeMs: Math.round(hours * 3_600_000) };
+}
+
+/** Seconds of life left in a session value signed with `token`, or null if it is not valid now. */
+export function sessionSecondsLeft(value: string, token: string, now: Date): number | null {
+  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value);
+  if (!m) return null;
+  const [, expires, signature] = m as unknown as [string, string, string];
+  if (!sameSecret(signature, mac(token, 'session', expires))) return null;
+  const left = Number(expires) - now.getTime() / 1000;
+  return left > 0 ? left : null;
+}
+
+/**
+ * The window's session cookie, or `Authorization: Bearer <token>` (scripts). `renew`: the cookie is
+ * valid and more than a minute old, so the server sends a fresh one (the session slides).
+ */
+export function checkCredentials(credentials: Credentials, port: number, token: string, now: Date, sessionHours: number): Decision & { renew?: boolean } {
+  const session = readCookie(credentials.cookie, cookieName(port));
   const bearer = /^Bearer\s+(\S+)$/i.exec(credentials.authorization ?? '')?.[1] ?? null;
-  const provided = fromCookie ?? bearer;
-  if (provided === null) {
-    return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through the URL the agent printed (it carries the access token)' };
+  if (session === null && bearer === null) {
+    return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through the login link the agent printed (or run pos-sync-agent admin-url)' };
   }
-  if (!sameSecret(provided, token)) return { ok: false, status: 401, id: 'admin_token_invalid', message: 'the access token is not valid for this agent' };
-  return OK;
+  if (session !== null) {
+    const left = sessionSecondsLeft(session, token, now);
+    if (left !== null) return { ok: true, renew: left < sessionHours * 3600 - 60 };
+    if (bearer === null) return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
+  }
+  if (bearer !== null && sameSecret(bearer, token)) return OK;
+  return { ok: false, status: 401, id: 'admin_token_invalid', message: 'the access token is not valid for this agent' };
 }
 
 /** The CSRF value the window sends back on changes: derived from the token, so it needs no storage. */

@@ -14,14 +14,17 @@ import { isAdminAlertProvider, isAdminPanelProvider, type OperationsAlert } from
 import {
   CSRF_HEADER,
   SECURITY_HEADERS,
+  LOGIN_PARAM,
   checkChange,
+  checkCredentials,
   checkHostHeader,
-  checkToken,
   cookieName,
   csrfTokenFor,
   isLoopbackBindAddress,
+  mintLoginCode,
+  mintSession,
   ownOrigins,
-  sameSecret,
+  verifyLoginCode,
   type Decision,
 } from './security';
 import type { UiSettings, UiSettingsStore } from './settings';
@@ -33,7 +36,8 @@ export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused
 
 export interface AdminDeps {
   readonly agent: AdminAgent;
-  readonly token: string;
+  /** The admin token, or where to get the current one (it can be rotated while the agent runs). */
+  readonly token: string | (() => string);
   readonly settings: UiSettingsStore;
   readonly rendererDir: string;
   /** electron: the window runs inside the desktop app (start-at-login applies there). */
@@ -102,9 +106,12 @@ const MAX_EVENT_CLIENTS = 16;
  * check, the token and (for changes) the CSRF check. `port()` is the bound port (known after listen).
  */
 export function createAdminApp(deps: AdminDeps, port: () => number): { app: express.Express; closeEvents: () => void } {
-  const { agent, token, log } = deps;
+  const { agent, log } = deps;
   const core = agent.core;
-  const csrfToken = csrfTokenFor(token);
+  const currentToken = typeof deps.token === 'string' ? ((fixed: string) => () => fixed)(deps.token) : deps.token;
+  const { sessionHours } = agent.config.admin;
+  /** Login codes already traded for a session (each works once), until they expire anyway. */
+  const usedCodes = new Map<string, number>();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -123,24 +130,37 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     next();
   });
 
-  // Exchange the token in the URL for a cookie, then drop it from the address bar and history.
+  // Trade a login link's one-time code for a session cookie, then load the same page without it:
+  // the address bar, the back button and a bookmark never hold a usable credential.
+  const setSession = (res: Response): void => {
+    const session = mintSession(currentToken(), new Date(), sessionHours);
+    res.cookie(cookieName(port()), session.value, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: session.maxAgeMs });
+  };
   app.use((req, res, next) => {
-    const offered = req.query.token;
+    const offered = req.query[LOGIN_PARAM];
     if (req.method !== 'GET' || typeof offered !== 'string') {
       next();
       return;
     }
-    if (!sameSecret(offered, token)) {
-      res.status(401).type('text/plain').send('This link is not valid for this agent. Use the address the agent printed when it started.\n');
+    const now = new Date();
+    for (const [nonce, expires] of usedCodes) if (expires <= now.getTime()) usedCodes.delete(nonce);
+    const check = verifyLoginCode(offered, currentToken(), now);
+    const used = check.ok && usedCodes.has(check.nonce);
+    if (!check.ok || used) {
+      const why = used ? 'This login link has already been used.' : check.ok ? '' : check.reason === 'expired' ? 'This login link has expired.' : 'This link is not valid for this agent.';
+      res.status(401).type('text/plain').send(`${why} Run: pos-sync-agent admin-url (or open the window from the tray) for a new one.\n`);
       return;
     }
-    res.cookie(cookieName(port()), token, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 400 * 86_400_000 });
+    usedCodes.set(check.nonce, check.expiresAt);
+    setSession(res);
     res.redirect(303, req.path);
   });
 
   app.use((req, res, next) => {
-    const decision = checkToken({ cookie: req.headers.cookie, authorization: req.headers.authorization }, port(), token);
+    const decision = checkCredentials({ cookie: req.headers.cookie, authorization: req.headers.authorization }, port(), currentToken(), new Date(), sessionHours);
     if (decision.ok) {
+      // Sliding session: each use of the window extends it to admin.sessionHours from now.
+      if (decision.renew) setSession(res);
       next();
       return;
     }
@@ -151,7 +171,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res
       .status(decision.status)
       .type('text/plain')
-      .send('The status window needs its access link. Open the address the agent printed when it started (pos-sync-agent serve), or run: pos-sync-agent admin-url\n');
+      .send('The status window needs its access link. Open the login link the agent printed when it started (pos-sync-agent serve), or run: pos-sync-agent admin-url\n');
   });
 
   app.use((req, _res, next) => {
@@ -163,7 +183,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
         secFetchSite: req.get('sec-fetch-site'),
       },
       ownOrigins(port()),
-      csrfToken,
+      csrfTokenFor(currentToken()),
     );
     if (!decision.ok) refuse(decision);
     next();
@@ -173,7 +193,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   const actor = (): string => `${operatorName()} (status window)`;
 
   app.get('/api/session', (_req, res) => {
-    res.json({ csrfToken, csrfHeader: CSRF_HEADER, shell: deps.shell, version: process.env.npm_package_version ?? null });
+    res.json({ csrfToken: csrfTokenFor(currentToken()), csrfHeader: CSRF_HEADER, shell: deps.shell, version: process.env.npm_package_version ?? null });
   });
 
   app.get('/api/status', (_req, res) => {
@@ -384,7 +404,10 @@ export interface RunningAdminServer {
   readonly server: http.Server;
   /** http://127.0.0.1:PORT/ — without the token. */
   readonly url: string;
-  /** The address that logs the window in (carries the token): print it once, never log it. */
+  /**
+   * A new login link (a one-time code, valid admin.loginLinkMinutes) each time it is read: print it
+   * or open it, never log it.
+   */
   readonly loginUrl: string;
   close(): Promise<void>;
 }
@@ -413,9 +436,12 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
   }
   let boundPort = 0;
   const { app, closeEvents } = createAdminApp(deps, () => boundPort);
-  const server = http.createServer(app);
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 120_000;
+  const { headersTimeoutMs, loginLinkMinutes } = deps.agent.config.admin;
+  // Node enforces these timeouts only when it checks its connections, every 30 s by default, so a
+  // slow client got up to ~50 s instead of 20: check at a quarter of the timeout (at most 1 s).
+  const server = http.createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1_000, headersTimeoutMs / 4)) }, app);
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = Math.max(120_000, headersTimeoutMs);
   server.maxHeadersCount = 100;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -428,10 +454,13 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
   boundPort = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${boundPort}/`;
+  const token = typeof deps.token === 'string' ? ((fixed: string) => () => fixed)(deps.token) : deps.token;
   return {
     server,
     url,
-    loginUrl: `${url}?token=${encodeURIComponent(deps.token)}`,
+    get loginUrl() {
+      return `${url}?${LOGIN_PARAM}=${mintLoginCode(token(), new Date(), loginLinkMinutes).code}`;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closeEvents();

@@ -4,7 +4,7 @@ import { redactor, type Logger } from '../log';
 import { collectAlerts, defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { UiSettingsStore, type UiSettings } from './settings';
 import { summarise, type Summary } from './summary';
-import { loadOrCreateToken, tokenFilePath } from './token';
+import { TokenSource, tokenFilePath } from './token';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
 export const DEFAULT_PANEL_SERVICES: readonly string[] = ['tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
@@ -41,13 +41,13 @@ export class AdminService implements AgentService {
 
   async start(agent: Agent): Promise<void> {
     this.agent = agent;
-    const token = loadOrCreateToken(tokenFilePath(this.config.dataDir, this.config.admin.tokenFile));
-    redactor.add(token);
+    // Re-read when `admin-url --rotate` replaces it; each token is redacted from every log line.
+    const tokens = new TokenSource(tokenFilePath(this.config.dataDir, this.config.admin.tokenFile), (token) => redactor.add(token));
     this.settingsStore = new UiSettingsStore(this.config.dataDir);
     this.running = await startAdminServer(
       {
         agent,
-        token,
+        token: () => tokens.current(),
         settings: this.settingsStore,
         rendererDir: this.options.rendererDir ?? defaultRendererDir(),
         shell: this.options.shell ?? 'browser',
@@ -67,7 +67,7 @@ export class AdminService implements AgentService {
     return this.running?.url ?? null;
   }
 
-  /** The address carrying the token; for the Electron window and the console only. */
+  /** A fresh one-time login link (see security.ts); for the Electron window and the console only. */
   get loginUrl(): string | null {
     return this.running?.loginUrl ?? null;
   }

@@ -38,3 +38,66 @@ export function loadOrCreateToken(file: string): string {
   }
   return token;
 }
+
+function writeTokenFile(file: string, token: string): void {
+  // A new file renamed over the old: a reader sees the old token or the new one, never half of one.
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600);
+  try {
+    fs.writeSync(fd, `${token}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (process.platform !== 'win32') fs.chmodSync(temp, 0o600);
+  fs.renameSync(temp, file);
+}
+
+/**
+ * Replaces the admin token (`admin-url --rotate`). A running agent notices the new file on its next
+ * request: every open session and every unused login link then stops working.
+ */
+export function rotateToken(file: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const token = newToken();
+  writeTokenFile(file, token);
+  return token;
+}
+
+/**
+ * The current token, re-read when the file changes (rotated by the CLI in another process). A stat
+ * per request is cheap next to the request itself.
+ */
+export class TokenSource {
+  private token: string;
+  private seen: string;
+
+  constructor(
+    readonly file: string,
+    private readonly onChange: (token: string) => void = () => undefined,
+  ) {
+    this.token = loadOrCreateToken(file);
+    this.seen = this.signature();
+    onChange(this.token);
+  }
+
+  private signature(): string {
+    try {
+      const st = fs.statSync(this.file);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  current(): string {
+    const now = this.signature();
+    if (now !== this.seen) {
+      // Deleted (the old way to reset it) or replaced: load or create, as at start-up.
+      this.token = loadOrCreateToken(this.file);
+      this.seen = this.signature();
+      this.onChange(this.token);
+    }
+    return this.token;
+  }
+}

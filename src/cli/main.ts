@@ -3,6 +3,7 @@ import { ConfigError, AppError, describeError } from '../errors';
 import { redactor } from '../log';
 import { EXIT, UsageError, makeContext, type Command } from './command';
 import { COMMANDS } from './commands';
+import { restrictUmask } from '../ops/private-files';
 
 const COMMON_OPTIONS = {
   config: { type: 'string' },
@@ -87,6 +88,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 }
 
 export function main(argv: readonly string[]): void {
+  // Every file any command writes (databases, backups, logs, zips, secrets) is owner-only.
+  restrictUmask();
   run(argv).then(
     (code) => {
       process.exitCode = code;

@@ -92,11 +92,13 @@ export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
 export function parseConfig(input: unknown, relativeTo: string = process.cwd()): Readonly<Config> {
   const parsed = ConfigSchema.safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    let message = issue?.message ?? 'invalid';
-    if (issue?.code === 'unrecognized_keys') message = `unknown key(s): ${issue.keys.join(', ')}`;
-    throw new ConfigError(field, message);
+    // Every mistake at once: a site fixing its file should not need one restart per typo.
+    throw ConfigError.of(
+      parsed.error.issues.map((issue) => ({
+        field: issue.path.length > 0 ? issue.path.join('.') : '(root)',
+        message: issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message,
+      })),
+    );
   }
   const config = parsed.data;
   config.dataDir = path.resolve(relativeTo, config.dataDir);

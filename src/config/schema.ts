@@ -69,6 +69,21 @@ export const AdminSchema = z.strictObject({
   liveCheckMs: z.number().int().min(100).max(60_000).default(1000),
   /** An update waiting this long for its parent turns the status light red. */
   gapAlertMinutes: z.number().int().min(1).default(30),
+  /** A window session ends after this long without a request (sliding); then the login link is needed again. */
+  sessionHours: z.number().min(0.01).max(24 * 30).default(12),
+  /** How long a login link (printed by `serve` or `admin-url`) can be used, once. */
+  loginLinkMinutes: z.number().min(1).max(7 * 24 * 60).default(15),
+  /** A client must send its request headers within this time (slow-client guard). */
+  headersTimeoutMs: z.number().int().min(1000).default(20_000),
+});
+
+export const TillSchema = z.strictObject({
+  /**
+   * POSIX: a group (name or numeric gid) that may read the till's file pos-sync.db (and its -wal/-shm);
+   * the agent's account must be a member. Windows: a group or account name given read access.
+   * null: the till's file is owner-only like everything else.
+   */
+  readerGroup: z.string().min(1).nullable().default(null),
 });
 
 export const EmployeeAuthSchema = z.discriminatedUnion('type', [
@@ -213,6 +228,7 @@ export const ConfigSchema = z.strictObject({
   disk: DiskSchema.prefault({}),
   secrets: SecretsSchema.prefault({}),
   clock: ClockSchema.prefault({}),
+  till: TillSchema.prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

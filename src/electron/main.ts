@@ -4,12 +4,15 @@ import { app, BrowserWindow, dialog, Menu, nativeImage, shell, Tray, type Native
 import electronLog from 'electron-log/main';
 import { AdminService } from '../admin/service';
 import type { UiSettings } from '../admin/settings';
-import { Agent } from '../agent';
+import type { Agent } from '../agent';
 import { agentServices } from '../cli/services';
 import { defaultDataDir } from '../config/load';
 import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import { configureLogging, redactor, type Logger } from '../log';
+import { installCrashHandlers } from '../ops/crash';
+import { restrictUmask } from '../ops/private-files';
+import { startAgent as startCheckedAgent, type StartedAgent } from '../ops/startup';
 import { EnvSecretStore, LayeredSecretStore, loadConfigWithSecrets, secretsFileFor } from '../ops/secrets';
 import { hardenApp, safeUrl } from './harden';
 import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, adminOriginOf, desktopConfigFile, startHidden, trayState, type TrayColour } from './policy';
@@ -24,6 +27,7 @@ const ASSETS = path.join(__dirname, '..', '..', '..', 'assets');
 const TRAY_REFRESH_MS = 5_000;
 
 let agent: Agent | null = null;
+let started: StartedAgent | null = null;
 let admin: AdminService | null = null;
 let window: BrowserWindow | null = null;
 let tray: Tray | null = null;
@@ -152,8 +156,9 @@ async function startAgent(): Promise<void> {
   });
   // The same services `serve` runs, with the status window's service in its desktop form.
   const services = agentServices(config, log).map((s) => (s.name === 'admin' ? desktopAdmin : s));
-  agent = new Agent(config, log, services);
-  await agent.start();
+  // Checked, locked and started all or nothing, as `serve` does (ops/startup.ts).
+  started = await startCheckedAgent(config, log, services);
+  agent = started.agent;
   admin = desktopAdmin;
   adminOrigin = adminOriginOf(admin.url!);
   const settings = admin.settings;
@@ -161,13 +166,16 @@ async function startAgent(): Promise<void> {
 }
 
 async function stopAgent(): Promise<void> {
-  const running = agent;
+  const running = started;
+  started = null;
   agent = null;
   admin = null;
   if (running) await running.stop();
 }
 
 function main(): void {
+  // Every file the app writes (databases, logs, backups, tokens) is owner-only.
+  restrictUmask();
   if (!app.requestSingleInstanceLock()) {
     // Another copy is running: it shows its window (second-instance below) and this one leaves.
     app.quit();
@@ -187,8 +195,16 @@ function main(): void {
         .finally(() => app.quit());
     }
   });
-  process.on('uncaughtException', (err) => log.error('[shell] uncaught exception:', err));
-  process.on('unhandledRejection', (err) => log.error('[shell] unhandled rejection:', err));
+  // A crash must not leave this process running the database writer: log it, then start a clean
+  // copy of the app (unless it crashed within a minute of starting, which would only loop) and exit.
+  const launchedAt = Date.now();
+  installCrashHandlers({
+    log,
+    beforeExit: () => {
+      if (Date.now() - launchedAt > 60_000) app.relaunch({ args: [...process.argv.slice(1).filter((a) => a !== HIDDEN_ARG), HIDDEN_ARG] });
+    },
+    exit: (code) => app.exit(code),
+  });
 
   void app.whenReady().then(async () => {
     Menu.setApplicationMenu(null);

@@ -9,7 +9,8 @@ import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
 import { appliedMigrations, configureWriter, databasePath, openDatabase, type Db } from '../store/database';
 import { TILL_MIGRATIONS as MIGRATIONS } from '../store/migrations';
-import { assertNoRunningAgent } from './instance';
+import { holdDataFolder } from './instance';
+import { makePrivateDir, makePrivateFile } from './private-files';
 import { formatBytes } from './disk';
 import { backupAlerts, backupPanel, localTime } from './panels';
 import { backupDir } from './paths';
@@ -78,13 +79,15 @@ function fsyncFile(file: string): void {
  * a backup. Then the oldest beyond `keep` are deleted.
  */
 export async function backupDatabase(db: Db, dir: string, keep: number, now: Date = new Date()): Promise<BackupFile> {
-  fs.mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const name = backupName(now);
   const file = path.join(dir, name);
   const partial = `${file}.partial`;
   fs.rmSync(partial, { force: true });
   try {
     await db.backup(partial);
+    // Backups hold everything the databases hold (staff records too): owner-only like them.
+    makePrivateFile(partial);
     fsyncFile(partial);
     fs.renameSync(partial, file);
   } catch (err) {
@@ -162,7 +165,16 @@ export async function restoreDatabase(config: Readonly<Config>, candidate: strin
   const source = path.resolve(candidate);
   const check = checkBackupFile(source);
   if (!check.ok) throw new AppError('backup_refused', 422, `refusing to restore ${source}: ${check.problems.join('; ')}`);
-  assertNoRunningAgent(config.dataDir, 'restoring');
+  // Held to the end, so no agent can start on a half-restored folder.
+  const lock = holdDataFolder(config.dataDir, 'restoring');
+  try {
+    return await restoreLocked(config, source, check, now);
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(config: Readonly<Config>, source: string, check: CandidateCheck, now: Date): Promise<RestoreResult> {
   const target = databasePath(config.dataDir);
   if (path.resolve(target) === source) throw new AppError('backup_refused', 422, 'that file is the live database itself');
   let previousSavedAs: string | null = null;
@@ -174,6 +186,7 @@ export async function restoreDatabase(config: Readonly<Config>, candidate: strin
       fs.mkdirSync(dir, { recursive: true });
       previousSavedAs = path.join(dir, `pre-restore-${backupName(now).slice('pos-sync-'.length)}`);
       await current.backup(previousSavedAs);
+      makePrivateFile(previousSavedAs);
       current.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       current.close();
@@ -190,6 +203,8 @@ export async function restoreDatabase(config: Readonly<Config>, candidate: strin
   fs.mkdirSync(config.dataDir, { recursive: true });
   const incoming = `${target}.restoring`;
   fs.copyFileSync(source, incoming);
+  // copyFile copies the source's mode; the live database is owner-only whatever the backup's was.
+  makePrivateFile(incoming);
   fsyncFile(incoming);
   fs.rmSync(`${target}-shm`, { force: true });
   fs.renameSync(incoming, target);

@@ -14,6 +14,7 @@ import { clockState } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
+import { makePrivateFile } from './private-files';
 import { backupDir, logDir, secretsFile } from './paths';
 import { readTunnelState } from './tunnel';
 
@@ -222,13 +223,15 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
   fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
   const partial = `${out}.partial`;
   await new Promise<void>((resolve, reject) => {
-    const stream = fs.createWriteStream(partial);
+    const stream = fs.createWriteStream(partial, { mode: 0o600 });
     stream.on('error', reject);
     zip.outputStream.on('error', reject);
     stream.on('close', () => resolve());
     zip.outputStream.pipe(stream);
     zip.end();
   });
+  // The zip carries logs and sync state: owner-only like them, even over an older partial file.
+  makePrivateFile(partial);
   fs.renameSync(partial, out);
   return { file: path.resolve(out), bytes: fs.statSync(out).size, entries };
 }

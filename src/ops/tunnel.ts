@@ -352,7 +352,7 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
   private persist(): void {
     try {
       const temp = `${this.stateFile}.tmp`;
-      fs.writeFileSync(temp, JSON.stringify({ ...this.state(), output: this.output.slice(-20) }));
+      fs.writeFileSync(temp, JSON.stringify({ ...this.state(), output: this.output.slice(-20) }), { mode: 0o600 });
       fs.renameSync(temp, this.stateFile);
     } catch {
       // Status display only; never let it disturb the tunnel.

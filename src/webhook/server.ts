@@ -15,6 +15,8 @@ export interface WebhookDeps {
   /** The inbox thread in `serve`: every store happens off this event loop. */
   readonly inbox: InboxPort;
   readonly log: Logger;
+  /** False while the agent is still starting (or stopping): calls then get 503 with Retry-After. Default: always ready. */
+  readonly isReady?: () => boolean;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
   readonly onStored: (outcome: Extract<ReceiptSummary, { kind: 'stored' }>) => void;
 }
@@ -32,6 +34,15 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(baseHeaders);
+  // Nothing is taken before every part of the agent runs (docs/operations.md, "Start-up").
+  app.use((_req, res, next) => {
+    if (deps.isReady?.() === false) {
+      res.setHeader('Retry-After', '5');
+      next(new AppError('agent_starting', 503, 'the agent is starting; retry shortly'));
+      return;
+    }
+    next();
+  });
 
   // For tunnels and monitors: says the receiver is up, nothing else.
   app.get('/healthz', (_req, res) => {

@@ -223,6 +223,9 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     assert.equal(res?.status(), 401);
     assert.match(await p.locator('body').innerText(), /needs its access link/);
     await p.close();
-    await context.addCookies([{ name: `pos_admin_${t.adminPort}`, value: t.token, url: t.adminUrl }]);
+    // Log the shared context back in for the tests that follow (a login link works once, so a new one).
+    const again = await context.newPage();
+    await again.goto(t.loginUrl);
+    await again.close();
   });
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { AdminService, type AdminServiceOptions } from '../../src/admin/service';
+import { tokenFilePath } from '../../src/admin/token';
 import type { AgentService } from '../../src/agent';
 import { silentLogger, type Logger } from '../../src/log';
 import { startTestAgent, type RunningTestAgent } from './agent';
@@ -22,7 +23,9 @@ export interface RunningAdminAgent extends RunningTestAgent {
   /** http://127.0.0.1:PORT/ */
   readonly adminUrl: string;
   readonly adminPort: number;
+  /** A new one-time login link each time it is read. */
   readonly loginUrl: string;
+  /** The admin token (for `Authorization: Bearer` in API tests). */
   readonly token: string;
 }
 
@@ -35,8 +38,18 @@ export async function startAdminAgent(
   const admin = new AdminService(options.log ?? silentLogger, options.admin);
   const running = await startTestAgent(overrides, { log: options.log ?? silentLogger, services: [...(options.services ?? []), admin] });
   const adminUrl = admin.url!;
-  const loginUrl = admin.loginUrl!;
-  return { ...running, admin, adminUrl, adminPort: Number(new URL(adminUrl).port), loginUrl, token: new URL(loginUrl).searchParams.get('token')! };
+  const token = fs.readFileSync(tokenFilePath(running.config.dataDir, running.config.admin.tokenFile), 'utf8').trim();
+  return {
+    ...running,
+    admin,
+    adminUrl,
+    adminPort: Number(new URL(adminUrl).port),
+    // A login link works once: each read mints a new one, as the tray's "Open status window" does.
+    get loginUrl() {
+      return admin.loginUrl!;
+    },
+    token,
+  };
 }
 
 export interface RawResponse {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { backupDatabase, checkBackupFile, listBackups, restoreDatabase } from '../../ops/backup';
 import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
-import { assertNoRunningAgent } from '../../ops/instance';
+import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
 import { assertSecretName, headlessSecretStore, loadConfigWithSecrets, SECRET_NAMES, secretEnvName, secretsFileFor } from '../../ops/secrets';
 import { opsStatus } from '../../ops/status';
@@ -223,18 +223,25 @@ export const compactCommand: Command = {
   usage: '',
   run(ctx) {
     const config = opsConfig(ctx);
-    assertNoRunningAgent(config.dataDir, 'compacting');
+    // Held to the end: an agent starting meanwhile would write under the VACUUM.
+    const lock = holdDataFolder(config.dataDir, 'compacting');
     const file = databasePath(config.dataDir);
-    const before = fs.statSync(file).size;
-    const db = new Database(file, { fileMustExist: true });
+    let before: number;
+    let after: number;
     try {
-      configureWriter(db);
-      db.exec('VACUUM');
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      before = fs.statSync(file).size;
+      const db = new Database(file, { fileMustExist: true });
+      try {
+        configureWriter(db);
+        db.exec('VACUUM');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
+      after = fs.statSync(file).size;
     } finally {
-      db.close();
+      lock.release();
     }
-    const after = fs.statSync(file).size;
     if (ctx.json) ctx.printJson({ before, after });
     else ctx.out(`Compacted ${file}: ${formatBytes(before)} -> ${formatBytes(after)}.`);
     return EXIT.ok;

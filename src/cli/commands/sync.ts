@@ -1,4 +1,3 @@
-import { Agent } from '../../agent';
 import { maskConfig } from '../../config/load';
 import { AgentCore, operatorName } from '../../core';
 import { isIsoDate } from '../../domain/dates';
@@ -7,6 +6,9 @@ import type { LocationStatus } from '../../store/queries';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { agentServices } from '../services';
 import { opsStatus } from '../../ops/status';
+import { armTestFault, installCrashHandlers } from '../../ops/crash';
+import { removeOwnPidFile } from '../../ops/instance';
+import { startAgent } from '../../ops/startup';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -34,8 +36,12 @@ export const serve: Command = {
     const log = ctx.logger(config);
     log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
     log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
-    const agent = new Agent(config, log, agentServices(config, log));
-    await agent.start();
+    // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).
+    installCrashHandlers({ log, exit: (code) => process.exit(code), beforeExit: () => removeOwnPidFile(config.dataDir) });
+    // All or nothing, one agent per data folder (ops/startup.ts).
+    const started = await startAgent(config, log, agentServices(config, log));
+    const agent = started.agent;
+    armTestFault();
     ctx.out(`Receiving menu cycle updates at ${agent.webhook?.url}`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string): void => {
@@ -45,7 +51,7 @@ export const serve: Command = {
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
-    await agent.stop();
+    await started.stop();
     return EXIT.ok;
   },
 };

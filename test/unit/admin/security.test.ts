@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import {
   checkChange,
   checkHostHeader,
-  checkToken,
+  checkCredentials,
+  mintLoginCode,
+  mintSession,
+  verifyLoginCode,
   cookieName,
   csrfTokenFor,
   isChange,
@@ -46,23 +49,60 @@ describe('tokens', () => {
     assert.equal(readCookie(undefined, 'x'), null);
     assert.equal(readCookie('x=%E0%A4%A', 'x'), null);
   });
-  it('checkToken accepts the cookie or a bearer header, nothing else', () => {
+  it('checkCredentials accepts a signed session cookie or the bearer token, never the token as a cookie', () => {
     const token = newToken();
-    assert.equal(checkToken({ cookie: `${cookieName(1234)}=${token}`, authorization: undefined }, 1234, token).ok, true);
-    assert.equal(checkToken({ cookie: undefined, authorization: `Bearer ${token}` }, 1234, token).ok, true);
+    const now = new Date('2026-11-22T12:00:00Z');
+    const session = mintSession(token, now, 12).value;
+    assert.equal(checkCredentials({ cookie: `${cookieName(1234)}=${session}`, authorization: undefined }, 1234, token, now, 12).ok, true);
+    assert.equal(checkCredentials({ cookie: undefined, authorization: `Bearer ${token}` }, 1234, token, now, 12).ok, true);
     const cases = [
       { cookie: undefined, authorization: undefined },
-      { cookie: `${cookieName(1235)}=${token}`, authorization: undefined },
-      { cookie: `${cookieName(1234)}=${token}x`, authorization: undefined },
+      // The old 400-day cookie held the token itself: no longer a credential.
+      { cookie: `${cookieName(1234)}=${token}`, authorization: undefined },
+      { cookie: `${cookieName(1235)}=${session}`, authorization: undefined },
+      { cookie: `${cookieName(1234)}=${session}x`, authorization: undefined },
+      { cookie: `${cookieName(1234)}=${mintSession(newToken(), now, 12).value}`, authorization: undefined },
       { cookie: undefined, authorization: `Basic ${token}` },
       { cookie: undefined, authorization: `Bearer ${token.slice(1)}` },
       { cookie: undefined, authorization: `Bearer` },
     ];
     for (const c of cases) {
-      const d = checkToken(c, 1234, token);
+      const d = checkCredentials(c, 1234, token, now, 12);
       assert.equal(d.ok, false, JSON.stringify(c));
       if (!d.ok) assert.equal(d.status, 401);
     }
+  });
+
+  it('a session lasts sessionHours after its last renewal, and is renewed once it is a minute old', () => {
+    const token = newToken();
+    const t0 = new Date('2026-11-22T12:00:00Z');
+    const cookie = `${cookieName(1)}=${mintSession(token, t0, 12).value}`;
+    const at = (ms: number): Date => new Date(t0.getTime() + ms);
+    const fresh = checkCredentials({ cookie, authorization: undefined }, 1, token, at(30_000), 12);
+    assert.deepEqual([fresh.ok, fresh.ok && fresh.renew], [true, false]);
+    const older = checkCredentials({ cookie, authorization: undefined }, 1, token, at(120_000), 12);
+    assert.deepEqual([older.ok, older.ok && older.renew], [true, true]);
+    const ended = checkCredentials({ cookie, authorization: undefined }, 1, token, at(12 * 3_600_000 + 1000), 12);
+    assert.equal(ended.ok, false);
+    if (!ended.ok) assert.equal(ended.id, 'admin_session_expired');
+    // A rotated token ends it at once.
+    assert.equal(checkCredentials({ cookie, authorization: undefined }, 1, newToken(), at(1000), 12).ok, false);
+  });
+
+  it('a login code is signed with the token, expires, and never contains the token', () => {
+    const token = newToken();
+    const now = new Date('2026-11-22T12:00:00Z');
+    const { code, expiresAt } = mintLoginCode(token, now, 15);
+    assert.ok(!code.includes(token));
+    assert.equal(expiresAt.toISOString(), '2026-11-22T12:15:00.000Z');
+    const ok = verifyLoginCode(code, token, new Date(now.getTime() + 14 * 60_000));
+    assert.equal(ok.ok, true);
+    assert.deepEqual(verifyLoginCode(code, token, new Date(now.getTime() + 15 * 60_000)), { ok: false, reason: 'expired' });
+    assert.deepEqual(verifyLoginCode(code, newToken(), now), { ok: false, reason: 'invalid' });
+    assert.equal(verifyLoginCode(`${code.slice(0, -1)}${code.endsWith('A') ? 'B' : 'A'}`, token, now).ok, false, 'a changed signature');
+    const [exp, nonce, sig] = code.split('.') as [string, string, string];
+    assert.deepEqual(verifyLoginCode(`${Number(exp) + 3600}.${nonce}.${sig}`, token, now), { ok: false, reason: 'invalid' }, 'the expiry cannot be extended');
+    assert.deepEqual(verifyLoginCode(token, token, now), { ok: false, reason: 'invalid' }, 'the token itself is not a login code');
   });
 });
 

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { chromium } from 'playwright-core';
+import { tokenFilePath } from '../../src/admin/token';
+import { startAdminAgent } from '../helpers/admin';
+import { CHROMIUM } from '../helpers/browser';
+import { freePort, REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { tempDir } from '../helpers/fixtures';
+
+/**
+ * Issue 10, point 9, in real Chromium: the token never reaches the address bar, the session history
+ * or the profile on disk; the session lasts admin.sessionHours; `admin-url --rotate` ends sessions.
+ */
+
+const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('status-window login in Chromium', async () => {
+  const adminPort = await freePort();
+  const t = await startAdminAgent({ admin: { port: adminPort } });
+  const host = `127.0.0.1:${adminPort}`;
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-chromium-login-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  let closed = false;
+  after(async () => {
+    if (!closed) await context.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  });
+  const page = await context.newPage();
+  const firstLink = t.loginUrl;
+  const firstCode = new URL(firstLink).searchParams.get('login')!;
+
+  it('the login link carries a one-time code, not the token', () => {
+    assert.ok(firstCode.length > 40);
+    assert.ok(!firstLink.includes(t.token));
+    assert.equal(new URL(firstLink).searchParams.get('token'), null);
+  });
+
+  it('after login the address and the session history carry no code and no token', async () => {
+    await page.goto(firstLink);
+    await page.locator('#summary-label').waitFor();
+    assert.equal(page.url(), t.adminUrl);
+    assert.equal(await page.evaluate('location.search'), '');
+    const cdp = await context.newCDPSession(page);
+    const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string; originalUrl?: string }[] };
+    assert.ok(entries.length >= 1);
+    for (const e of entries) {
+      for (const u of [e.url, e.originalUrl ?? '']) {
+        assert.ok(!u.includes(firstCode) && !u.includes('login=') && !u.includes(t.token), `history entry ${u}`);
+      }
+    }
+    assert.equal(await page.evaluate('history.length'), entries.length);
+    await cdp.detach();
+  });
+
+  it('the session cookie is HttpOnly, SameSite=Strict, not the token, and lasts admin.sessionHours (12 h), not 400 days', async () => {
+    const cookie = (await context.cookies(t.adminUrl)).find((c) => c.name === `pos_admin_${adminPort}`);
+    assert.ok(cookie, 'the session cookie is set');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.ok(!cookie.value.includes(t.token));
+    const hoursLeft = (cookie.expires * 1000 - Date.now()) / 3_600_000;
+    assert.ok(hoursLeft > 11.9 && hoursLeft <= 12.01, `expires in ${hoursLeft} h`);
+  });
+
+  it('the used link, taken from history or autocomplete, opens nothing', async () => {
+    const other = await context.browser()?.newContext();
+    const p = other ? await other.newPage() : await context.newPage();
+    await p.context().clearCookies();
+    const res = await p.goto(firstLink);
+    assert.equal(res?.status(), 401);
+    assert.match(await p.locator('body').innerText(), /already been used/);
+    await p.close();
+    // Log the shared context back in (clearCookies above cleared it when there is no second context).
+    await page.goto(t.loginUrl);
+    assert.equal(await page.evaluate(async () => (await fetch('/api/status')).status), 200);
+  });
+
+  it('admin-url --rotate: a new token; the open window and unused links stop working; the new link works', async () => {
+    const unused = t.loginUrl;
+    const config = writeConfig(tempDir(), { dataDir: t.config.dataDir, admin: { port: adminPort } });
+    const r = spawnSync(process.execPath, [CLI, 'admin-url', '--rotate', '--config', config], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const newLink = /(http:\/\/\S+\?login=\S+)/.exec(r.stdout)![1]!;
+    const newToken = fs.readFileSync(tokenFilePath(t.config.dataDir, null), 'utf8').trim();
+    assert.notEqual(newToken, t.token);
+    assert.ok(!r.stdout.includes(newToken), 'the token itself is never printed');
+
+    assert.equal(await page.evaluate(async () => (await fetch('/api/status')).status), 401, 'the open session ended');
+    const stale = await fetch(unused, { redirect: 'manual', headers: { host } });
+    assert.equal(stale.status, 401, 'a link minted before the rotation');
+    assert.equal((await fetch(`${t.adminUrl}api/status`, { headers: { authorization: `Bearer ${t.token}` } })).status, 401, 'the old token');
+    assert.equal((await fetch(`${t.adminUrl}api/status`, { headers: { authorization: `Bearer ${newToken}` } })).status, 200, 'the new token');
+
+    await page.goto(newLink);
+    assert.equal(page.url(), t.adminUrl);
+    assert.equal(await page.evaluate(async () => (await fetch('/api/status')).status), 200);
+  });
+
+  it("the browser profile on disk (history database included) never holds the token", async () => {
+    const tokens = [t.token, fs.readFileSync(tokenFilePath(t.config.dataDir, null), 'utf8').trim()];
+    await context.close();
+    closed = true;
+    const historyFile = path.join(userDataDir, 'Default', 'History');
+    assert.ok(fs.existsSync(historyFile), 'Chromium wrote its history database');
+    const db = new Database(historyFile, { readonly: true });
+    const urls = (db.prepare('SELECT url FROM urls').all() as { url: string }[]).map((u) => u.url);
+    db.close();
+    assert.ok(urls.some((u) => u.startsWith(t.adminUrl)), `the window's visits are recorded (${urls.join(', ')})`);
+    for (const u of urls) for (const token of tokens) assert.ok(!u.includes(token), u);
+    for (const file of filesUnder(userDataDir)) {
+      const bytes = fs.readFileSync(file);
+      for (const token of tokens) assert.equal(bytes.indexOf(token), -1, `${path.relative(userDataDir, file)} holds the token`);
+    }
+  });
+});
