@@ -1,0 +1,220 @@
+/**
+ * Reads a JSON object body without building it whole: the top-level members are located (their keys
+ * decoded, their values as byte spans), and the elements of one array member (the update's
+ * ScheduledItems) as byte spans too. Each span is then parsed on its own, so a 43 MB publication is
+ * never one 43 MB string and one object graph at once: the receiver validates item by item and the
+ * applier plans item by item.
+ *
+ * The scanner checks the structure it walks (object and array punctuation, string quoting and
+ * escapes, where values start and end); whatever lies inside a value is checked by the parser that
+ * reads the span (JSON.parse), so together they accept exactly what JSON.parse accepts. A UTF-8
+ * byte-order mark before the body is skipped (files saved on Windows often carry one).
+ */
+
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface ScannedObject {
+  /** Each top-level member's value, by key; a repeated key keeps its last value, as JSON.parse does. */
+  readonly members: ReadonlyMap<string, Span>;
+  /** The elements of the array member named by `arrayMember`, when that member is an array. */
+  readonly elements: readonly Span[] | null;
+}
+
+export class JsonScanError extends SyntaxError {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(`${message} at byte ${offset}`);
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function isWhitespace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+export function bomLength(bytes: Uint8Array): number {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+}
+
+class Scanner {
+  pos: number;
+
+  constructor(
+    private readonly b: Uint8Array,
+    start: number,
+  ) {
+    this.pos = start;
+  }
+
+  fail(message: string): never {
+    throw new JsonScanError(this.pos >= this.b.length ? `${message}: unexpected end of input` : message, this.pos);
+  }
+
+  ws(): void {
+    const b = this.b;
+    while (this.pos < b.length && isWhitespace(b[this.pos]!)) this.pos++;
+  }
+
+  expect(byte: number, what: string): void {
+    if (this.b[this.pos] !== byte) this.fail(`expected ${what}`);
+    this.pos++;
+  }
+
+  /** From an opening quote to just after its closing quote. */
+  string(): void {
+    const b = this.b;
+    this.expect(QUOTE, 'a string');
+    for (;;) {
+      if (this.pos >= b.length) this.fail('unterminated string');
+      const c = b[this.pos++]!;
+      if (c === QUOTE) return;
+      if (c === BACKSLASH) this.pos++;
+    }
+  }
+
+  /** Skips one value; nested content is only balanced here (its parser checks the rest). */
+  value(): void {
+    const b = this.b;
+    const c = b[this.pos];
+    if (c === undefined) this.fail('expected a value');
+    if (c === QUOTE) {
+      this.string();
+      return;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const stack: number[] = [];
+      for (;;) {
+        if (this.pos >= b.length) this.fail('unterminated object or array');
+        const d = b[this.pos]!;
+        if (d === QUOTE) {
+          this.string();
+          continue;
+        }
+        this.pos++;
+        if (d === OPEN_BRACE) stack.push(CLOSE_BRACE);
+        else if (d === OPEN_BRACKET) stack.push(CLOSE_BRACKET);
+        else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+          if (stack.pop() !== d) {
+            this.pos--;
+            this.fail('mismatched bracket');
+          }
+          if (stack.length === 0) return;
+        }
+      }
+    }
+    // A number or a literal: up to the next delimiter.
+    const start = this.pos;
+    while (this.pos < b.length) {
+      const d = b[this.pos]!;
+      if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || isWhitespace(d)) break;
+      this.pos++;
+    }
+    if (this.pos === start) this.fail('expected a value');
+  }
+}
+
+/**
+ * Scans a body that must be one JSON object. Throws JsonScanError (a SyntaxError) where the structure
+ * is wrong; the spans still have to be parsed to know their content is valid.
+ */
+export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (span: Span) => string): ScannedObject {
+  const s = new Scanner(bytes, bomLength(bytes));
+  const members = new Map<string, Span>();
+  let elements: Span[] | null = null;
+  s.ws();
+  s.expect(OPEN_BRACE, 'a JSON object');
+  s.ws();
+  if (bytes[s.pos] === CLOSE_BRACE) s.pos++;
+  else {
+    for (;;) {
+      s.ws();
+      const keyStart = s.pos;
+      s.string();
+      const key = decodeKey({ start: keyStart, end: s.pos });
+      s.ws();
+      s.expect(COLON, "':' after a key");
+      s.ws();
+      const valueStart = s.pos;
+      if (key === arrayMember && bytes[s.pos] === OPEN_BRACKET) {
+        const found: Span[] = [];
+        s.pos++;
+        s.ws();
+        if (bytes[s.pos] === CLOSE_BRACKET) s.pos++;
+        else {
+          for (;;) {
+            s.ws();
+            const elementStart = s.pos;
+            s.value();
+            found.push({ start: elementStart, end: s.pos });
+            s.ws();
+            const sep = bytes[s.pos];
+            if (sep === COMMA) {
+              s.pos++;
+              continue;
+            }
+            s.expect(CLOSE_BRACKET, "',' or ']' in an array");
+            break;
+          }
+        }
+        elements = found;
+      } else {
+        s.value();
+        if (key === arrayMember) elements = null;
+      }
+      members.set(key, { start: valueStart, end: s.pos });
+      s.ws();
+      const sep = bytes[s.pos];
+      if (sep === COMMA) {
+        s.pos++;
+        continue;
+      }
+      s.expect(CLOSE_BRACE, "',' or '}' in an object");
+      break;
+    }
+  }
+  s.ws();
+  if (s.pos !== bytes.length) s.fail('unexpected content after the JSON object');
+  return { members, elements };
+}
+
+export interface LazyBody {
+  /** Every top-level member parsed, except the array member's elements (see `elements`). */
+  readonly head: Record<string, unknown>;
+  /** The array member's elements as spans (null when it is absent or not an array: then `head` has it). */
+  readonly elements: readonly Span[] | null;
+  /** Parses one element. */
+  element(span: Span): unknown;
+}
+
+/**
+ * A body read lazily: its structure scanned, its members other than `arrayMember` parsed, and that
+ * member's elements left as spans to parse one at a time. Throws a SyntaxError where JSON.parse would.
+ * `parse` reads one value's text (JSON.parse, or a reader that keeps numbers' source text).
+ */
+export function parseLazily(bytes: Buffer, arrayMember: string, parse: (text: string) => unknown = JSON.parse): LazyBody {
+  const text = (span: Span): string => bytes.toString('utf8', span.start, span.end);
+  const scanned = scanObject(bytes, arrayMember, (span) => {
+    const key = parse(text(span));
+    if (typeof key !== 'string') throw new JsonScanError('expected a string key', span.start);
+    return key;
+  });
+  const head: Record<string, unknown> = {};
+  for (const [key, span] of scanned.members) {
+    if (key === arrayMember && scanned.elements !== null) continue;
+    head[key] = parse(text(span));
+  }
+  return { head, elements: scanned.elements, element: (span) => parse(text(span)) };
+}
