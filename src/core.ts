@@ -151,9 +151,8 @@ export class AgentCore {
 
   /** The manual delivery support sends: stored, then applied here (in-process applier only). */
   importPayload(raw: Buffer, actor: string): { outcome: ReceiptOutcome; applied: AppliedUpdate[] } {
-    const applier = this.requireApplier();
+    this.requireApplier();
     const outcome = this.storeImport(raw, actor);
-    if (outcome.kind === 'stored' && outcome.decision === 'new') applier.remember(outcome.inboxId, outcome.body);
     return { outcome, applied: this.drain() };
   }
 

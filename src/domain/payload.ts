@@ -268,7 +268,7 @@ function planAvailability(element: unknown, path: string, warnings: UpdateWarnin
  * writes it, so a large publication's plan never exists in memory all at once; `warnings` is complete
  * after `items` has been iterated. Use `planUpdate` for the whole plan at once.
  */
-export function streamUpdate(envelope: Envelope, body: Record<string, unknown>): UpdatePlan {
+export function streamUpdate(envelope: Omit<Envelope, 'ScheduledItems'> & { readonly ScheduledItems: Iterable<unknown> }, body: Record<string, unknown>): UpdatePlan {
   const warnings: UpdateWarning[] = [];
   const currencyText = typeof envelope.CurrencyIsoCode === 'string' ? envelope.CurrencyIsoCode.trim().toUpperCase() : '';
   let currency: string | null = null;
@@ -292,9 +292,11 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
   return { ...plan, items: [...plan.items] };
 }
 
-function* planItems(scheduledItems: readonly unknown[], currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
-  for (let index = 0; index < scheduledItems.length; index++) {
-    const raw = scheduledItems[index];
+function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
+  // Any iterable: the applier passes items parsed one at a time from the stored bytes (src/domain/body.ts).
+  let index = -1;
+  for (const raw of scheduledItems) {
+    index++;
     const path = `ScheduledItems[${index}]`;
     if (!isRecord(raw)) {
       warnings.push({ path, message: 'expected an object; item skipped' });

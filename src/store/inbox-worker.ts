@@ -1,7 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveRequests } from '../threads/serve';
 import { openDatabase, storeFilePath } from './database';
-import { Inbox, summarizeReceipt } from './inbox';
+import { Inbox } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 /**
@@ -19,8 +19,7 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 serveRequests<InboxRequest>((request) => {
   switch (request.type) {
     case 'receive': {
-      // The parsed body stays here: the applier thread parses its own copy from agent.db.
-      return summarizeReceipt(inbox.receive({ ...request.delivery, raw: asBuffer(request.delivery.raw) }));
+      return inbox.receive({ ...request.delivery, raw: asBuffer(request.delivery.raw) });
     }
     case 'quarantine':
       return inbox.quarantine({ ...request.input, raw: asBuffer(request.input.raw) });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { validateEnvelope, type Envelope, type EnvelopeError } from '../domain/payload';
+import { readBody, type EnvelopeHeader } from '../domain/body';
+import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, sameJson, type ReceiptDecision } from '../domain/sequence';
 import { BodyStore } from './bodies';
 import type { Db } from './database';
@@ -21,26 +22,14 @@ export type ReceiptOutcome =
       readonly decision: ReceiptDecision['kind'];
       readonly inboxId: number;
       readonly deliveryId: number;
-      readonly envelope: Envelope;
-      /** The parsed body, handed to the applier so a large payload is not parsed twice. */
-      readonly body: Record<string, unknown>;
+      readonly envelope: EnvelopeHeader;
     }
   | { readonly kind: 'rejected'; readonly quarantineId: number; readonly deliveryId: number; readonly error: EnvelopeError; readonly errorId: string };
 
-/** The envelope without its items: what a receipt reports (the items stay in the stored body). */
-export type EnvelopeHeader = Omit<Envelope, 'ScheduledItems'>;
+export type { EnvelopeHeader };
 
-/** A receipt as it crosses from the inbox thread or goes to a client: no parsed body, no items. */
-export type ReceiptSummary =
-  | Exclude<ReceiptOutcome, { kind: 'stored' }>
-  | (Omit<Extract<ReceiptOutcome, { kind: 'stored' }>, 'body' | 'envelope'> & { readonly envelope: EnvelopeHeader });
-
-export function summarizeReceipt(outcome: ReceiptOutcome): ReceiptSummary {
-  if (outcome.kind === 'rejected') return outcome;
-  const { body: _body, envelope, ...rest } = outcome;
-  const { ScheduledItems: _items, ...header } = envelope;
-  return { ...rest, envelope: header };
-}
+/** A receipt as it crosses from the inbox thread or goes to a client: the envelope without its items. */
+export type ReceiptSummary = ReceiptOutcome;
 
 /** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
 export interface InboxPort {
@@ -113,14 +102,8 @@ export class Inbox {
 
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
   receive(delivery: IncomingDelivery): ReceiptOutcome {
-    let body: unknown;
-    let parseError: string | null = null;
-    try {
-      body = JSON.parse(delivery.raw.toString('utf8'));
-    } catch (err) {
-      parseError = (err as Error).message;
-    }
-    const checked = parseError === null ? validateEnvelope(body) : ({ ok: false, error: { field: '(body)', message: `not valid JSON: ${parseError}` } } as const);
+    // Read lazily: every item is checked to parse, but the body is never one string and one object.
+    const checked = readBody(delivery.raw, { checkItems: true });
     if (!checked.ok) {
       const errorId = checked.error.field === '(body)' ? 'invalid_json' : 'invalid_envelope';
       const stored = this.quarantine({
@@ -146,10 +129,11 @@ export class Inbox {
           existing.map((e) => ({ id: e.id, bodySha256: e.body_sha256 })),
           sha,
           (stored) => {
+            // Only for the rare redelivery whose bytes differ: both bodies parsed whole, then compared.
             const raw = this.bodies.read(stored.id);
             if (!raw) return false;
             try {
-              return sameJson(JSON.parse(raw.toString('utf8')), checked.body);
+              return sameJson(JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, '')), JSON.parse(delivery.raw.toString('utf8').replace(/^\uFEFF/, '')));
             } catch {
               return false;
             }
@@ -194,7 +178,7 @@ export class Inbox {
                 : null,
           }).lastInsertRowid,
         );
-        return { kind: 'stored', decision: decision.kind, inboxId, deliveryId, envelope, body: checked.body };
+        return { kind: 'stored', decision: decision.kind, inboxId, deliveryId, envelope };
       })
       .immediate();
   }

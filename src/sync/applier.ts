@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { streamUpdate, validateEnvelope, type UpdatePlan } from '../domain/payload';
+import { planBody, readBody } from '../domain/body';
+import type { UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
@@ -63,7 +64,6 @@ interface AppliedRecord {
 export class Applier {
   private readonly writer: MenuWriter;
   private readonly bodies: BodyStore;
-  private readonly parsedBodies = new Map<number, Record<string, unknown>>();
   /** Last failure per location, kept in memory (and in inbox.note) so status can show it. */
   readonly lastFailure = new Map<number, ApplierFailure>();
   private readonly stmt;
@@ -112,11 +112,6 @@ export class Applier {
       audit: agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)'),
       note: agent.prepare('UPDATE inbox SET note = ? WHERE id = ?'),
     };
-  }
-
-  /** Hands over a body already parsed at receipt (same thread only) so a large payload is not parsed twice. */
-  remember(inboxId: number, body: Record<string, unknown>): void {
-    this.parsedBodies.set(inboxId, body);
   }
 
   /** The till file's applied ChangeSequence for a location (null: nothing applied yet). */
@@ -175,8 +170,6 @@ export class Applier {
         this.events.applied?.(applied);
       }
     }
-    // Bodies whose rows did not apply now are re-read from the inbox later; do not hold them in memory.
-    this.parsedBodies.clear();
     return done;
   }
 
@@ -245,15 +238,12 @@ export class Applier {
   }
 
   private planFor(inboxId: number): UpdatePlan {
-    let body = this.parsedBodies.get(inboxId);
-    if (!body) {
-      const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
-      if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
-      body = JSON.parse(stored.toString('utf8')) as Record<string, unknown>;
-    }
-    const checked = validateEnvelope(body);
+    const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
+    if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
+    // Items are parsed, planned and written one at a time (src/domain/body.ts).
+    const checked = readBody(stored, { checkItems: false });
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    return streamUpdate(checked.envelope, checked.body);
+    return planBody(checked);
   }
 
   private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
