@@ -57,6 +57,7 @@ export class MenuWriter {
   private readonly selectAvailability;
   private readonly deleteAvailability;
   private readonly insertAvailability;
+  private readonly anyRange;
 
   constructor(db: Db) {
     this.upsertItem = db.prepare(
@@ -80,6 +81,10 @@ export class MenuWriter {
        WHERE location_id = ? AND item_id = ? AND meal_period = ? AND date_to >= ? AND date_from <= ? ORDER BY date_from`,
     );
     this.deleteAvailability = db.prepare('DELETE FROM availability_ranges WHERE id = ?');
+    this.anyRange = db.prepare<[number, number], { one: number }>(
+      `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM price_ranges WHERE location_id = ?)
+          OR EXISTS (SELECT 1 FROM availability_ranges WHERE location_id = ?)`,
+    );
     this.insertAvailability = db.prepare(
       `INSERT INTO availability_ranges (location_id, item_id, meal_period, date_from, date_to, status, source_inbox_id)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -90,13 +95,23 @@ export class MenuWriter {
   write(plan: UpdatePlan, inboxId: number): { rowsWritten: number } {
     const location = plan.locationId;
     let rowsWritten = 0;
+    // A location's first publication finds no ranges to overlay: skip the look-ups (tens of thousands
+    // for a large menu) for every key this update has not written yet.
+    const fresh = this.anyRange.get(location, location) === undefined;
+    const written = new Set<string>();
+    const mustRead = (kind: string, itemId: string, key: string): boolean => {
+      if (!fresh) return true;
+      const k = `${kind}\u0000${itemId}\u0000${key}`;
+      if (written.has(k)) return true;
+      written.add(k);
+      return false;
+    };
     for (const item of plan.items) {
       this.upsertItem.run(location, item.itemId, item.plu, item.name, item.type, inboxId);
 
       for (const [tariff, incoming] of groupBy(item.prices, (p) => p.tariffName)) {
         const window = span(incoming);
-        const before: DatedValue<PriceValue>[] = this.selectPrices
-          .all(location, item.itemId, tariff, window.from, window.to)
+        const before: DatedValue<PriceValue>[] = (mustRead('p', item.itemId, tariff) ? this.selectPrices.all(location, item.itemId, tariff, window.from, window.to) : [])
           .map((r) => ({
             id: r.id,
             from: r.date_from,
@@ -123,8 +138,7 @@ export class MenuWriter {
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
         const window = span(incoming);
-        const before: DatedValue<AvailabilityStatus>[] = this.selectAvailability
-          .all(location, item.itemId, mealPeriod, window.from, window.to)
+        const before: DatedValue<AvailabilityStatus>[] = (mustRead('a', item.itemId, mealPeriod) ? this.selectAvailability.all(location, item.itemId, mealPeriod, window.from, window.to) : [])
           .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
