@@ -5,7 +5,7 @@
  *   - one raw better-sqlite3 INSERT of the body as a blob, WAL + synchronous=FULL (what "store
  *     durably" costs at minimum);
  *   - inserting as many rows as the apply wrote, one prepared statement, one transaction, into a
- *     table shaped like price_ranges (same columns and indexes), WAL + FULL;
+ *     table shaped like price_ranges (same columns and the same three indexes as the till file's), WAL + FULL;
  *   - a bare node:http server receiving the same bytes.
  * Plus the till's lookup by PLU for today on the L data. For L, a second full-size update is then
  * applied while small deliveries for another location arrive and the till reads: the longest small
@@ -98,7 +98,8 @@ function rawRowsInsertMs(dir: string, rows: number): number {
       date_from TEXT NOT NULL, date_to TEXT NOT NULL, price_model TEXT, tax_code TEXT NOT NULL, tax_rate INTEGER NOT NULL,
       sell_price_minor INTEGER NOT NULL, sell_price TEXT NOT NULL, currency TEXT NOT NULL, source_inbox_id INTEGER NOT NULL) STRICT;
       CREATE INDEX price_ranges_key ON price_ranges (location_id, item_id, tariff_name, date_from);
-      CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);`);
+      CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);
+      CREATE INDEX price_ranges_ended ON price_ranges (date_to);`);
     const insert = db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const started = performance.now();
     db.transaction(() => {
