@@ -170,6 +170,8 @@ export const BackupSchema = z.strictObject({
   /** Default: <dataDir>/backups (a relative path is taken relative to dataDir). */
   dir: z.string().min(1).nullable().default(null),
   keep: z.number().int().min(1).default(7),
+  /** Also copy staff.db (the staff cache, personal data) into each backup. Off: it is a cache the next staff sync refills. */
+  includeStaff: z.boolean().default(false),
   /** Machine-local time of the daily backup; a missed one (machine off or asleep) is made as soon as possible. */
   time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM').default('03:00'),
   /** Instead of daily at `time`: every this many hours. */

@@ -7,37 +7,60 @@ import type { Config } from '../config/schema';
 import { operatorName } from '../core';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
-import { appliedMigrations, configureWriter, databasePath, openDatabase, type Db } from '../store/database';
-import { TILL_MIGRATIONS as MIGRATIONS } from '../store/migrations';
+import { AGENT_FILE, appliedMigrations, MIGRATIONS_FOR, STAFF_FILE, STORE_FILES, storeFilePath, TILL_FILE, type Db, type StoreFileKind } from '../store/database';
+import { LEGACY_SINGLE_FILE_MIGRATIONS } from '../store/migrations';
+import { closeStore, openStore } from '../store/store';
 import { holdDataFolder } from './instance';
 import { makePrivateDir, makePrivateFile } from './private-files';
 import { formatBytes } from './disk';
 import { backupAlerts, backupPanel, localTime } from './panels';
 import { backupDir } from './paths';
 
-/** Backup files are `pos-sync-<UTC timestamp>.db`, so name order is age order. */
-const BACKUP_NAME = /^pos-sync-(\d{8}T\d{6}(?:\d{3})?Z)\.db$/;
+/**
+ * A backup is a set: a folder `backup-<UTC timestamp>` holding agent.db and pos-sync.db (and staff.db
+ * when backup.includeStaff), with a manifest. 0.1 wrote single files `pos-sync-<UTC timestamp>.db`;
+ * they are still listed and restorable (the next start splits the restored file, src/store/split.ts).
+ * Names sort by age.
+ */
+const SET_NAME = /^backup-(\d{8}T\d{6}(?:\d{3})?Z)$/;
+const SINGLE_FILE_NAME = /^pos-sync-(\d{8}T\d{6}(?:\d{3})?Z)\.db$/;
+const MANIFEST = 'manifest.json';
 
 export interface BackupFile {
+  /** The set's folder (or a 0.1 single file). */
   readonly file: string;
   readonly name: string;
   readonly bytes: number;
   /** When it was taken (from its name). */
   readonly takenAt: string;
+  readonly kind: 'set' | 'single-file';
+}
+
+function stamp(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, '').replace('.', '');
 }
 
 export function backupName(at: Date): string {
-  return `pos-sync-${at.toISOString().replace(/[-:]/g, '').replace('.', '')}.db`;
+  return `backup-${stamp(at)}`;
 }
 
-function takenAtOf(name: string): string | null {
-  const m = BACKUP_NAME.exec(name);
+function takenAtOf(name: string): { takenAt: string; kind: BackupFile['kind'] } | null {
+  const m = SET_NAME.exec(name) ?? SINGLE_FILE_NAME.exec(name);
   if (!m) return null;
   const t = m[1]!;
-  return `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9, 11)}:${t.slice(11, 13)}:${t.slice(13, 15)}.${t.length > 16 ? t.slice(15, 18) : '000'}Z`;
+  return {
+    takenAt: `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9, 11)}:${t.slice(11, 13)}:${t.slice(13, 15)}.${t.length > 16 ? t.slice(15, 18) : '000'}Z`,
+    kind: name.startsWith('backup-') ? 'set' : 'single-file',
+  };
 }
 
-/** Backups in a folder, newest first. Files that do not follow our naming are never touched. */
+function sizeOf(file: string): number {
+  const stat = fs.statSync(file);
+  if (!stat.isDirectory()) return stat.size;
+  return fs.readdirSync(file).reduce((sum, f) => sum + fs.statSync(path.join(file, f)).size, 0);
+}
+
+/** Backups in a folder, newest first. Anything that does not follow our naming is never touched. */
 export function listBackups(dir: string): BackupFile[] {
   let names: string[];
   try {
@@ -47,16 +70,16 @@ export function listBackups(dir: string): BackupFile[] {
   }
   const out: BackupFile[] = [];
   for (const name of names) {
-    const takenAt = takenAtOf(name);
-    if (takenAt === null) continue;
+    const parsed = takenAtOf(name);
+    if (parsed === null) continue;
     const file = path.join(dir, name);
     try {
-      out.push({ file, name, bytes: fs.statSync(file).size, takenAt });
+      out.push({ file, name, bytes: sizeOf(file), ...parsed });
     } catch {
       // Removed meanwhile.
     }
   }
-  return out.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  return out.sort((a, b) => (a.takenAt < b.takenAt ? 1 : a.takenAt > b.takenAt ? -1 : a.name < b.name ? 1 : -1));
 }
 
 /** Which backups to delete so that `keep` remain (pure: newest-first list in, victims out). */
@@ -64,8 +87,10 @@ export function backupsToDelete<T extends { name: string }>(newestFirst: readonl
   return newestFirst.slice(Math.max(1, keep));
 }
 
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
+function fsyncPath(file: string): void {
+  // Windows cannot open a folder for fsync; its renames are durable on NTFS.
+  if (process.platform === 'win32' && fs.statSync(file).isDirectory()) return;
+  const fd = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(fd);
   } finally {
@@ -73,93 +98,174 @@ function fsyncFile(file: string): void {
   }
 }
 
+export interface BackupSources {
+  readonly agent: Db;
+  readonly till: Db;
+  /** staff.db, only when the backup includes it (backup.includeStaff). */
+  readonly staff?: Db | null;
+}
+
 /**
- * An online backup through SQLite's backup API (the agent and the till keep working meanwhile),
- * written under a temporary name and renamed when complete, so a half-written file never looks like
- * a backup. Then the oldest beyond `keep` are deleted.
+ * An online backup set through SQLite's backup API (the agent and the till keep working meanwhile).
+ * agent.db is copied first, then pos-sync.db: the applier commits the till file before agent.db, so
+ * an update the copied agent.db calls applied is always in the copied till file; the reverse case (in
+ * the till file, still pending in agent.db) is what Applier.reconcile() finishes on the first start
+ * after a restore. Written under a temporary name and renamed when complete; then the oldest beyond
+ * `keep` are deleted.
  */
-export async function backupDatabase(db: Db, dir: string, keep: number, now: Date = new Date()): Promise<BackupFile> {
+export async function backupDatabase(sources: BackupSources, dir: string, keep: number, now: Date = new Date()): Promise<BackupFile> {
   makePrivateDir(dir);
   const name = backupName(now);
-  const file = path.join(dir, name);
-  const partial = `${file}.partial`;
-  fs.rmSync(partial, { force: true });
+  const folder = path.join(dir, name);
+  await writeBackupSet(sources, folder, now);
+  for (const old of backupsToDelete(listBackups(dir), keep)) fs.rmSync(old.file, { recursive: true, force: true });
+  return { file: folder, name, bytes: sizeOf(folder), takenAt: now.toISOString(), kind: 'set' };
+}
+
+/** One backup set into `folder` (built as `<folder>.partial`, renamed when complete). */
+export async function writeBackupSet(sources: BackupSources, folder: string, now: Date): Promise<void> {
+  const partial = `${folder}.partial`;
+  fs.rmSync(partial, { recursive: true, force: true });
   try {
-    await db.backup(partial);
-    // Backups hold everything the databases hold (staff records too): owner-only like them.
-    makePrivateFile(partial);
-    fsyncFile(partial);
-    fs.renameSync(partial, file);
+    makePrivateDir(partial);
+    const files: { file: string; db: Db; kind: StoreFileKind }[] = [
+      { file: AGENT_FILE, db: sources.agent, kind: 'agent' },
+      { file: TILL_FILE, db: sources.till, kind: 'till' },
+      ...(sources.staff ? [{ file: STAFF_FILE, db: sources.staff, kind: 'staff' as const }] : []),
+    ];
+    for (const f of files) {
+      const target = path.join(partial, f.file);
+      await f.db.backup(target);
+      makePrivateFile(target);
+      fsyncPath(target);
+    }
+    const locations = sources.till.prepare('SELECT location_id AS locationId, last_change_sequence AS lastChangeSequence FROM locations ORDER BY location_id').all();
+    const manifest = {
+      takenAt: now.toISOString(),
+      files: files.map((f) => ({ file: f.file, kind: f.kind, migrations: appliedMigrations(f.db).map((m) => `${m.version}-${m.name}`) })),
+      includesStaff: Boolean(sources.staff),
+      locations,
+    };
+    fs.writeFileSync(path.join(partial, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    fsyncPath(path.join(partial, MANIFEST));
+    fs.renameSync(partial, folder);
+    fsyncPath(path.dirname(folder));
   } catch (err) {
-    fs.rmSync(partial, { force: true });
+    fs.rmSync(partial, { recursive: true, force: true });
     throw err;
   }
-  for (const old of backupsToDelete(listBackups(dir), keep)) fs.rmSync(old.file, { force: true });
-  return { file, name, bytes: fs.statSync(file).size, takenAt: now.toISOString() };
 }
 
 export interface CandidateCheck {
   readonly ok: boolean;
+  readonly kind: BackupFile['kind'];
   readonly problems: string[];
-  readonly migrations: { version: number; name: string }[];
+  readonly migrations: { file: string; version: number; name: string }[];
   /** Per location: the ChangeSequence the restored agent will resume from. */
   readonly locations: { locationId: number; lastChangeSequence: number | null }[];
+  readonly includesStaff: boolean;
+}
+
+function openChecked(file: string, problems: string[]): Db | null {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const integrity = (db.pragma('integrity_check(20)') as { integrity_check: string }[]).map((r) => r.integrity_check);
+      if (integrity.length !== 1 || integrity[0] !== 'ok') problems.push(`${path.basename(file)}: integrity_check failed: ${integrity.join('; ')}`);
+    } catch (err) {
+      problems.push(`${path.basename(file)}: not a readable SQLite database: ${describeError(err)}`);
+      db.close();
+      return null;
+    }
+    return db;
+  } catch (err) {
+    problems.push(`cannot open ${file}: ${describeError(err)}`);
+    return null;
+  }
+}
+
+function checkMigrations(db: Db, file: string, known: readonly { version: number; name: string }[], problems: string[], out: CandidateCheck['migrations']): void {
+  const names = new Map(known.map((m) => [m.version, m.name]));
+  const applied = appliedMigrations(db);
+  out.push(...applied.map((m) => ({ file, version: m.version, name: m.name })));
+  if (!applied.some((m) => m.version === 1 && m.name === names.get(1))) problems.push(`${file} is not a pos-sync-agent ${file} (no migration 1-${names.get(1)})`);
+  const unknown = applied.filter((m) => names.get(m.version) !== m.name);
+  if (unknown.length > 0) problems.push(`${file} has migrations this agent does not know (${unknown.map((u) => `${u.version}-${u.name}`).join(', ')}): it was made by a newer version`);
+}
+
+function locationsOf(db: Db): CandidateCheck['locations'] {
+  return (db.prepare('SELECT location_id, last_change_sequence FROM locations ORDER BY location_id').all() as { location_id: number; last_change_sequence: number | null }[]).map((l) => ({
+    locationId: l.location_id,
+    lastChangeSequence: l.last_change_sequence,
+  }));
 }
 
 /**
- * Checks a file before it may replace the database: it opens as SQLite, passes `integrity_check`,
- * is a pos-sync-agent database, and holds no migration this build does not know.
+ * Checks a backup before it may replace the live files: a set's files each open, pass
+ * `integrity_check` and hold only migrations this build knows, and agree with each other (every
+ * update agent.db calls applied is in the till file); a 0.1 single file is checked as one.
  */
-export function checkBackupFile(file: string): CandidateCheck {
+export function checkBackupFile(candidate: string): CandidateCheck {
   const problems: string[] = [];
-  let db: Db;
+  const migrations: CandidateCheck['migrations'] = [];
+  let stat: fs.Stats;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    stat = fs.statSync(candidate);
   } catch (err) {
-    return { ok: false, problems: [`cannot open ${file}: ${describeError(err)}`], migrations: [], locations: [] };
+    return { ok: false, kind: 'set', problems: [`cannot open ${candidate}: ${describeError(err)}`], migrations, locations: [], includesStaff: false };
   }
-  try {
-    let integrity: string[];
+  if (!stat.isDirectory()) {
+    const db = openChecked(candidate, problems);
+    if (!db) return { ok: false, kind: 'single-file', problems, migrations, locations: [], includesStaff: false };
     try {
-      integrity = (db.pragma('integrity_check(20)') as { integrity_check: string }[]).map((r) => r.integrity_check);
-    } catch (err) {
-      return { ok: false, problems: [`not a readable SQLite database: ${describeError(err)}`], migrations: [], locations: [] };
+      checkMigrations(db, TILL_FILE, LEGACY_SINGLE_FILE_MIGRATIONS, problems, migrations);
+      const locations = problems.length === 0 ? locationsOf(db) : [];
+      return { ok: problems.length === 0, kind: 'single-file', problems, migrations, locations, includesStaff: true };
+    } finally {
+      db.close();
     }
-    if (integrity.length !== 1 || integrity[0] !== 'ok') problems.push(`integrity_check failed: ${integrity.join('; ')}`);
-    const migrations = appliedMigrations(db).map((m) => ({ version: m.version, name: m.name }));
-    const known = new Map(MIGRATIONS.map((m) => [m.version, m.name]));
-    if (!migrations.some((m) => m.version === 1 && m.name === known.get(1))) problems.push('not a pos-sync-agent database (no core migration)');
-    const unknown = migrations.filter((m) => known.get(m.version) !== m.name);
-    if (unknown.length > 0) {
-      problems.push(`it has migrations this agent does not know (${unknown.map((u) => `${u.version}-${u.name}`).join(', ')}): it was made by a newer version`);
+  }
+  const includesStaff = fs.existsSync(path.join(candidate, STAFF_FILE));
+  const opened: Partial<Record<StoreFileKind, Db>> = {};
+  try {
+    for (const kind of ['agent', 'till', ...(includesStaff ? ['staff' as const] : [])] as StoreFileKind[]) {
+      const file = STORE_FILES[kind];
+      if (!fs.existsSync(path.join(candidate, file))) {
+        problems.push(`the set has no ${file}`);
+        continue;
+      }
+      const db = openChecked(path.join(candidate, file), problems);
+      if (!db) continue;
+      opened[kind] = db;
+      checkMigrations(db, file, MIGRATIONS_FOR[kind], problems, migrations);
     }
     let locations: CandidateCheck['locations'] = [];
-    if (problems.length === 0) {
-      locations = (db.prepare('SELECT location_id, last_change_sequence FROM locations ORDER BY location_id').all() as {
-        location_id: number;
-        last_change_sequence: number | null;
-      }[]).map((l) => ({ locationId: l.location_id, lastChangeSequence: l.last_change_sequence }));
+    if (problems.length === 0 && opened.till && opened.agent) {
+      locations = locationsOf(opened.till);
+      const inTill = new Set((opened.till.prepare('SELECT inbox_id FROM applied_updates').all() as { inbox_id: number }[]).map((r) => r.inbox_id));
+      const missing = (opened.agent.prepare("SELECT id FROM inbox WHERE state = 'applied'").all() as { id: number }[]).filter((r) => !inTill.has(r.id));
+      if (missing.length > 0) problems.push(`agent.db calls ${missing.length} update(s) applied that pos-sync.db does not have (e.g. #${missing[0]!.id}): the files are not from the same set`);
     }
-    return { ok: problems.length === 0, problems, migrations, locations };
+    return { ok: problems.length === 0, kind: 'set', problems, migrations, locations, includesStaff };
   } finally {
-    db.close();
+    for (const db of Object.values(opened)) db.close();
   }
 }
 
 export interface RestoreResult {
   readonly restoredFrom: string;
-  /** The database as it was before the restore (itself a backup; restore it to undo). */
+  /** The live files as they were before the restore (itself a backup set; restore it to undo). */
   readonly previousSavedAs: string | null;
   readonly check: CandidateCheck;
 }
 
 /**
- * Replaces the agent's database with a checked backup. Refuses while an agent runs on the data folder
- * or another program (the till) holds the database open, since swapping a file under an open
- * connection would corrupt what it sees. The current database is first saved beside the backups.
- * The restored agent resumes each location's chain from the restored ChangeSequence: updates
- * delivered since then are missing, so later deliveries wait as gaps (shown by `status`) until head
- * office resends the missing ones.
+ * Replaces the agent's files with a checked backup. Refuses while an agent runs on the data folder
+ * or another program (the till) holds pos-sync.db open, since swapping a file under an open
+ * connection would corrupt what it sees. The live files are first saved beside the backups. The
+ * restored agent resumes each location's chain from the restored ChangeSequence: updates delivered
+ * since then are missing, so later deliveries wait as gaps (shown by `status`) until head office
+ * resends the missing ones. A set without staff.db leaves the live staff cache as it is.
  */
 export async function restoreDatabase(config: Readonly<Config>, candidate: string, now: Date = new Date()): Promise<RestoreResult> {
   const source = path.resolve(candidate);
@@ -175,51 +281,60 @@ export async function restoreDatabase(config: Readonly<Config>, candidate: strin
 }
 
 async function restoreLocked(config: Readonly<Config>, source: string, check: CandidateCheck, now: Date): Promise<RestoreResult> {
-  const target = databasePath(config.dataDir);
-  if (path.resolve(target) === source) throw new AppError('backup_refused', 422, 'that file is the live database itself');
+  const live = (kind: StoreFileKind): string => storeFilePath(config.dataDir, kind);
+  if ([live('till'), live('agent'), path.resolve(config.dataDir)].includes(source)) throw new AppError('backup_refused', 422, 'that is the live data itself');
   let previousSavedAs: string | null = null;
-  if (fs.existsSync(target)) {
-    const current = new Database(target, { fileMustExist: true });
+  if (fs.existsSync(live('till')) && fs.existsSync(live('agent'))) {
+    const current = openStore(config.dataDir);
     try {
-      configureWriter(current);
       const dir = backupDir(config);
-      fs.mkdirSync(dir, { recursive: true });
-      previousSavedAs = path.join(dir, `pre-restore-${backupName(now).slice('pos-sync-'.length)}`);
-      await current.backup(previousSavedAs);
-      makePrivateFile(previousSavedAs);
-      current.pragma('wal_checkpoint(TRUNCATE)');
+      makePrivateDir(dir);
+      // The whole live set, staff cache included, under a name rotation never deletes.
+      previousSavedAs = path.join(dir, `pre-restore-${stamp(now)}`);
+      await writeBackupSet({ agent: current.agent, till: current.till, staff: current.staff }, previousSavedAs, now);
+      for (const db of [current.till, current.agent, current.staff]) db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
-      current.close();
+      closeStore(current, { optimize: false });
     }
     // The last connection to close removes the WAL; if it is still there, someone else has the file open.
-    if (fs.existsSync(`${target}-wal`)) {
-      throw new AppError(
-        'database_in_use',
-        409,
-        `another program (the till?) has ${target} open: close it and retry (the current database was saved as ${previousSavedAs})`,
-      );
+    if (fs.existsSync(`${live('till')}-wal`)) {
+      throw new AppError('database_in_use', 409, `another program (the till?) has ${live('till')} open: close it and retry (the current files were saved as ${previousSavedAs})`);
     }
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const incoming = `${target}.restoring`;
-  fs.copyFileSync(source, incoming);
-  // copyFile copies the source's mode; the live database is owner-only whatever the backup's was.
-  makePrivateFile(incoming);
-  fsyncFile(incoming);
-  fs.rmSync(`${target}-shm`, { force: true });
-  fs.renameSync(incoming, target);
-  // Bring it to this build's schema and record who restored what.
-  const db = openDatabase(target);
+  const put = (from: string, kind: StoreFileKind): void => {
+    const target = live(kind);
+    const incoming = `${target}.restoring`;
+    fs.copyFileSync(from, incoming);
+    // copyFile copies the source's mode; the live files are owner-only whatever the backup's was.
+    makePrivateFile(incoming);
+    fsyncPath(incoming);
+    for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
+    fs.renameSync(incoming, target);
+  };
+  if (check.kind === 'single-file') {
+    // A 0.1 backup: it becomes the till file again and the next open splits it into the three files.
+    put(source, 'till');
+    for (const kind of ['agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}`, { force: true });
+  } else {
+    put(path.join(source, AGENT_FILE), 'agent');
+    put(path.join(source, TILL_FILE), 'till');
+    if (check.includesStaff) put(path.join(source, STAFF_FILE), 'staff');
+  }
+  fsyncPath(config.dataDir);
+  // Bring the files to this build's schema (splitting a 0.1 file) and record who restored what.
+  const store = openStore(config.dataDir);
   try {
-    db.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(
+    store.agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(
       now.toISOString(),
       operatorName(),
       'restore',
-      JSON.stringify({ from: source, previousSavedAs, locations: check.locations }),
+      JSON.stringify({ from: source, kind: check.kind, previousSavedAs, locations: check.locations, includesStaff: check.includesStaff }),
     );
   } finally {
-    db.close();
+    closeStore(store, { optimize: false });
   }
+  for (const kind of ['till', 'agent', 'staff'] as const) if (fs.existsSync(live(kind))) makePrivateFile(live(kind));
   return { restoredFrom: source, previousSavedAs, check };
 }
 
@@ -306,12 +421,13 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
   /** Takes a backup now (the window's button and the schedule). */
   async backupNow(): Promise<BackupFile | null> {
     if (this.running) return this.running;
-    const db = this.agent?.core.tillDb;
-    if (!db?.open) return null;
-    this.running = backupDatabase(db, backupDir(this.config), this.config.backup.keep, this.clock())
+    const core = this.agent?.core;
+    if (!core?.isOpen) return null;
+    const sources = { agent: core.agentDb, till: core.tillDb, staff: this.config.backup.includeStaff ? core.staffDb : null };
+    this.running = backupDatabase(sources, backupDir(this.config), this.config.backup.keep, this.clock())
       .then((b) => {
         this.lastError = null;
-        this.log.info(`backup written: ${b.file} (${b.bytes} bytes)`);
+        this.log.info(`backup written: ${b.file} (${b.bytes} bytes${this.config.backup.includeStaff ? ', staff cache included' : ''})`);
         return b;
       })
       .catch((err: unknown) => {

@@ -11,7 +11,7 @@ import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
 import { formatBytes } from '../../ops/disk';
 import { AppError } from '../../errors';
-import { configureWriter, databasePath } from '../../store/database';
+import { configureWriter, storeFilePath } from '../../store/database';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
@@ -112,20 +112,27 @@ export const secretsDelete: Command = {
 
 export const backupCommand: Command = {
   name: 'backup',
-  summary: 'write an online backup of the database now (safe while the agent runs); keeps backup.keep',
+  summary: 'write an online backup set (agent.db, pos-sync.db; staff.db with backup.includeStaff) now; safe while the agent runs; keeps backup.keep',
   usage: '',
   async run(ctx) {
     const config = opsConfig(ctx);
-    const file = databasePath(config.dataDir);
-    if (!fs.existsSync(file)) throw new AppError('no_database', 404, `there is no database in ${config.dataDir} yet`);
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
+    const files = (['agent', 'till', 'staff'] as const).map((kind) => storeFilePath(config.dataDir, kind));
+    if (!fs.existsSync(files[0]!) || !fs.existsSync(files[1]!)) throw new AppError('no_database', 404, `there are no data files in ${config.dataDir} yet (or they are 0.1's: start the agent once to upgrade them)`);
+    // Read-only connections: the backup API only reads, and a running agent keeps writing meanwhile.
+    const open = (file: string): Database.Database => {
+      const db = new Database(file, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 10000');
-      const made = await backupDatabase(db, backupDir(config), config.backup.keep);
+      return db;
+    };
+    const agent = open(files[0]!);
+    const till = open(files[1]!);
+    const staff = config.backup.includeStaff && fs.existsSync(files[2]!) ? open(files[2]!) : null;
+    try {
+      const made = await backupDatabase({ agent, till, staff }, backupDir(config), config.backup.keep);
       if (ctx.json) ctx.printJson(made);
-      else ctx.out(`Backup written: ${made.file} (${formatBytes(made.bytes)})`);
+      else ctx.out(`Backup written: ${made.file} (${formatBytes(made.bytes)}${staff ? ', staff cache included' : ''})`);
     } finally {
-      db.close();
+      for (const db of [agent, till, staff]) db?.close();
     }
     return EXIT.ok;
   },
@@ -152,8 +159,8 @@ export const backupList: Command = {
 
 export const restoreCommand: Command = {
   name: 'restore',
-  summary: 'replace the database with a backup (agent stopped; checked first; the current one is kept aside)',
-  usage: 'FILE',
+  summary: 'replace the data files with a backup set (or a 0.1 backup file); agent stopped; checked first; the live files are kept aside',
+  usage: 'BACKUP',
   positionals: [1, 1],
   async run(ctx) {
     const config = opsConfig(ctx);
@@ -161,7 +168,8 @@ export const restoreCommand: Command = {
     if (ctx.json) ctx.printJson(result);
     else {
       ctx.out(`Restored ${result.restoredFrom}.`);
-      if (result.previousSavedAs) ctx.out(`The database it replaced is kept as ${result.previousSavedAs}.`);
+      if (result.previousSavedAs) ctx.out(`The files it replaced are kept as ${result.previousSavedAs}.`);
+      if (result.check.kind === 'set' && !result.check.includesStaff) ctx.out('The backup holds no staff cache: the current one was kept (the next staff sync refreshes it).');
       for (const l of result.check.locations) ctx.out(`Location ${l.locationId} resumes from ChangeSequence ${l.lastChangeSequence ?? '(none)'}.`);
       ctx.out('Updates delivered after this backup are missing: later deliveries wait as gaps (see `status`) until head office resends them.');
     }
@@ -219,31 +227,33 @@ export const opsStatusCommand: Command = {
 
 export const compactCommand: Command = {
   name: 'compact',
-  summary: 'VACUUM the database to give pruned space back to the disk (agent stopped; needs free space of its size)',
+  summary: 'VACUUM the three data files to give pruned space back to the disk (agent stopped; needs free space of the largest)',
   usage: '',
   run(ctx) {
     const config = opsConfig(ctx);
     // Held to the end: an agent starting meanwhile would write under the VACUUM.
     const lock = holdDataFolder(config.dataDir, 'compacting');
-    const file = databasePath(config.dataDir);
-    let before: number;
-    let after: number;
+    const results: { file: string; before: number; after: number }[] = [];
     try {
-      before = fs.statSync(file).size;
-      const db = new Database(file, { fileMustExist: true });
-      try {
-        configureWriter(db);
-        db.exec('VACUUM');
-        db.pragma('wal_checkpoint(TRUNCATE)');
-      } finally {
-        db.close();
+      for (const kind of ['till', 'agent', 'staff'] as const) {
+        const file = storeFilePath(config.dataDir, kind);
+        if (!fs.existsSync(file)) continue;
+        const before = fs.statSync(file).size;
+        const db = new Database(file, { fileMustExist: true });
+        try {
+          configureWriter(db);
+          db.exec('VACUUM');
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          db.close();
+        }
+        results.push({ file, before, after: fs.statSync(file).size });
       }
-      after = fs.statSync(file).size;
     } finally {
       lock.release();
     }
-    if (ctx.json) ctx.printJson({ before, after });
-    else ctx.out(`Compacted ${file}: ${formatBytes(before)} -> ${formatBytes(after)}.`);
+    if (ctx.json) ctx.printJson({ files: results, before: results.reduce((a, r) => a + r.before, 0), after: results.reduce((a, r) => a + r.after, 0) });
+    else for (const r of results) ctx.out(`Compacted ${r.file}: ${formatBytes(r.before)} -> ${formatBytes(r.after)}.`);
     return EXIT.ok;
   },
 };

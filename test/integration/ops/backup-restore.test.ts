@@ -10,7 +10,7 @@ import { BackupService, backupDatabase, checkBackupFile, listBackups, restoreDat
 import { InstanceService } from '../../../src/ops/instance';
 import { backupDir } from '../../../src/ops/paths';
 import { silentLogger } from '../../../src/log';
-import { databasePath } from '../../../src/store/database';
+import { databasePath, storeFilePath } from '../../../src/store/database';
 import { AgentCore } from '../../../src/core';
 
 const chain = (n: number): Record<string, unknown> =>
@@ -75,7 +75,7 @@ describe('backup and restore', () => {
       const dir = backupDir(config);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
-      for (let day = 1; day <= 5; day++) await backupDatabase(core.tillDb, dir, config.backup.keep, new Date(`2026-01-0${day}T03:00:00.000Z`));
+      for (let day = 1; day <= 5; day++) await backupDatabase({ agent: core.agentDb, till: core.tillDb }, dir, config.backup.keep, new Date(`2026-01-0${day}T03:00:00.000Z`));
       assert.deepEqual(
         listBackups(dir).map((b) => b.takenAt),
         ['2026-01-05T03:00:00.000Z', '2026-01-04T03:00:00.000Z', '2026-01-03T03:00:00.000Z'],
@@ -93,26 +93,30 @@ describe('backup and restore', () => {
     const dir = tempDir();
     let good: string;
     try {
-      for (let i = 0; i < 300; i++) core.tillDb.prepare("INSERT INTO audit_log (at, actor, action, details) VALUES ('x', 'y', 'z', ?)").run('p'.repeat(500));
-      good = (await backupDatabase(core.tillDb, dir, 10)).file;
+      for (let i = 0; i < 300; i++) core.agentDb.prepare("INSERT INTO audit_log (at, actor, action, details) VALUES ('x', 'y', 'z', ?)").run('p'.repeat(500));
+      good = (await backupDatabase({ agent: core.agentDb, till: core.tillDb }, dir, 10)).file;
     } finally {
       core.close();
     }
     assert.equal(checkBackupFile(good).ok, true);
 
+    const copySet = (name: string): string => {
+      const to = path.join(dir, name);
+      fs.cpSync(good, to, { recursive: true });
+      return to;
+    };
     // Newer agent: a migration this build does not know.
-    const newer = path.join(dir, 'newer.db');
-    fs.copyFileSync(good, newer);
-    const db = new Database(newer);
+    const newer = copySet('newer');
+    const db = new Database(path.join(newer, 'agent.db'));
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'now')").run();
     db.close();
     await assert.rejects(restoreDatabase(config, newer), /migrations this agent does not know \(99-future\)/);
 
-    // Corrupt: overwrite pages in the middle of the file.
-    const corrupt = path.join(dir, 'corrupt.db');
-    const bytes = fs.readFileSync(good);
+    // Corrupt: overwrite pages in the middle of agent.db.
+    const corrupt = copySet('corrupt');
+    const bytes = fs.readFileSync(path.join(good, 'agent.db'));
     for (let i = 4096 * 2; i < bytes.length - 4096; i += 7) bytes[i] = (bytes[i]! + 1) & 0xff;
-    fs.writeFileSync(corrupt, bytes);
+    fs.writeFileSync(path.join(corrupt, 'agent.db'), bytes);
     const corruptCheck = checkBackupFile(corrupt);
     assert.equal(corruptCheck.ok, false);
     await assert.rejects(restoreDatabase(config, corrupt), (err: Error & { id?: string }) => err.id === 'backup_refused');
@@ -125,12 +129,66 @@ describe('backup and restore', () => {
     const other = new Database(foreign);
     other.exec('CREATE TABLE t (x)');
     other.close();
-    assert.match(checkBackupFile(foreign).problems.join(), /not a pos-sync-agent database/);
+    assert.match(checkBackupFile(foreign).problems.join(), /not a pos-sync-agent/);
+    // Files from two different sets do not go together: agent.db says applied what pos-sync.db lacks.
+    const mixed = copySet('mixed');
+    const other2 = new AgentCore(testConfig(), silentLogger);
+    try {
+      await backupDatabase({ agent: other2.agentDb, till: other2.tillDb }, path.join(dir, 'empty-sets'), 10);
+    } finally {
+      other2.close();
+    }
+    const emptySet = listBackups(path.join(dir, 'empty-sets'))[0]!.file;
+    fs.copyFileSync(path.join(emptySet, 'pos-sync.db'), path.join(mixed, 'pos-sync.db'));
+    const mixedAgent = new Database(path.join(mixed, 'agent.db'));
+    mixedAgent.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_kept, body_bytes, body_sha256, received_at, source, state) VALUES (1, 2, 1, 0, 0, 'x', 'now', 'webhook', 'applied')").run();
+    mixedAgent.close();
+    assert.match(checkBackupFile(mixed).problems.join(), /not from the same set/);
+    // A set missing a file.
+    const partialSet = copySet('no-till');
+    fs.rmSync(path.join(partialSet, 'pos-sync.db'));
+    assert.match(checkBackupFile(partialSet).problems.join(), /the set has no pos-sync\.db/);
 
-    // The live database was never touched by the refusals.
-    const live = new Database(databasePath(config.dataDir), { readonly: true });
+    // The live files were never touched by the refusals.
+    const live = new Database(storeFilePath(config.dataDir, 'agent'), { readonly: true });
     assert.equal((live.prepare('SELECT count(*) AS n FROM audit_log').get() as { n: number }).n, 300);
     live.close();
+  });
+
+  it('a set holds agent.db and pos-sync.db, and staff.db only with backup.includeStaff', async () => {
+    for (const includeStaff of [false, true]) {
+      const config = testConfig({ backup: { includeStaff } });
+      const t = await startTestAgent({ dataDir: config.dataDir, backup: { includeStaff } }, { services: [new BackupService(config, silentLogger)] });
+      t.agent.core.staffDb.prepare("INSERT INTO staff_employees (employee_id, display_name, search_text, raw, refreshed_at) VALUES (1, 'Zoë Müller', 'zoe', '{}', 'now')").run();
+      const made = (await t.agent.service<BackupService>('backup')!.backupNow())!;
+      assert.deepEqual(fs.readdirSync(made.file).sort(), ['agent.db', 'manifest.json', 'pos-sync.db', ...(includeStaff ? ['staff.db'] : [])].sort());
+      const manifest = JSON.parse(fs.readFileSync(path.join(made.file, 'manifest.json'), 'utf8')) as { includesStaff: boolean };
+      assert.equal(manifest.includesStaff, includeStaff);
+      assert.equal(checkBackupFile(made.file).ok, true);
+      await t.agent.stop();
+    }
+  });
+
+  it('restores a 0.1 single-file backup: it becomes the till file and is split on the next start', async () => {
+    const config = testConfig();
+    new AgentCore(config, silentLogger).close();
+    const dir = backupDir(config);
+    fs.mkdirSync(dir, { recursive: true });
+    const old = path.join(dir, 'pos-sync-20261101T030000000Z.db');
+    fs.copyFileSync(path.join(__dirname, '..', '..', 'fixtures', 'legacy-0.1', 'pos-sync.db'), old);
+    assert.deepEqual(listBackups(dir).map((b) => [b.name, b.kind]), [['pos-sync-20261101T030000000Z.db', 'single-file']]);
+    const result = await restoreDatabase(config, old);
+    assert.equal(result.check.kind, 'single-file');
+    assert.deepEqual(result.check.locations, [{ locationId: 200, lastChangeSequence: 10 }, { locationId: 3021, lastChangeSequence: 1043 }]);
+    const core = new AgentCore(config, silentLogger);
+    try {
+      assert.equal((core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 6);
+      assert.equal((core.staffDb.prepare('SELECT count(*) AS n FROM staff_employees').get() as { n: number }).n, 1);
+      assert.equal(core.status().find((s) => s.locationId === 3021)!.lastChangeSequence, 1043);
+      assert.ok((core.agentDb.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'restore'").get() as { n: number }).n >= 1);
+    } finally {
+      core.close();
+    }
   });
 
   it('refuses while another program holds the database open', async () => {
@@ -138,7 +196,7 @@ describe('backup and restore', () => {
     new AgentCore(config, silentLogger).close();
     const dir = tempDir();
     const source = new AgentCore(testConfig(), silentLogger);
-    const backup = (await backupDatabase(source.tillDb, dir, 3)).file;
+    const backup = (await backupDatabase({ agent: source.agentDb, till: source.tillDb }, dir, 3)).file;
     source.close();
     const till = new Database(databasePath(config.dataDir), { readonly: true });
     till.prepare('SELECT count(*) FROM pos_prices').get();

@@ -135,7 +135,7 @@ describe('backups in the window', () => {
   const now = new Date('2027-01-04T10:00:00Z');
   const state = (extra: Partial<BackupState> = {}): BackupState => ({
     dir: '/data/backups',
-    lastBackup: { file: '/data/backups/pos-sync-20270104T030000000Z.db', name: 'pos-sync-20270104T030000000Z.db', bytes: 2048, takenAt: '2027-01-04T03:00:00.000Z' },
+    lastBackup: { file: '/data/backups/backup-20270104T030000000Z', name: 'backup-20270104T030000000Z', bytes: 2048, takenAt: '2027-01-04T03:00:00.000Z', kind: 'set' },
     nextDueAt: '2027-01-05T03:00:00.000Z',
     lastError: null,
     running: false,
@@ -146,7 +146,7 @@ describe('backups in the window', () => {
     assert.deepEqual(
       p.items.map((i) => [i.label, i.value]),
       [
-        ['Last backup', '<03:00:00> (2.0 KiB) — pos-sync-20270104T030000000Z.db'],
+        ['Last backup', '<03:00:00> (2.0 KiB) — backup-20270104T030000000Z'],
         ['Next scheduled', '<03:00:00>'],
         ['Folder', '/data/backups'],
         ['Kept', 'the newest 7'],
