@@ -9,6 +9,10 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export type IsoDate = string & { readonly __isoDate: unique symbol };
 
+/** The ends of the date domain. 9999-12-31 is head office's usual "no end"; nothing lies beyond either. */
+export const FIRST_DATE = '0001-01-01' as IsoDate;
+export const LAST_DATE = '9999-12-31' as IsoDate;
+
 export function isIsoDate(text: unknown): text is IsoDate {
   if (typeof text !== 'string') return false;
   const m = ISO_DATE.exec(text);

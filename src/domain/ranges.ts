@@ -1,4 +1,4 @@
-import { addDays, type IsoDate } from './dates';
+import { addDays, LAST_DATE, type IsoDate } from './dates';
 
 /**
  * A value that holds over an inclusive date range. A key's ranges never overlap.
@@ -47,7 +47,7 @@ function mergeTouching<V>(sorted: DatedValue<V>[], equals: Equals<V>): DatedValu
   const out: DatedValue<V>[] = [];
   for (const range of sorted) {
     const last = out[out.length - 1];
-    if (last && addDays(last.to, 1) === range.from && equals(last.value, range.value)) {
+    if (last && last.to !== LAST_DATE && addDays(last.to, 1) === range.from && equals(last.value, range.value)) {
       out[out.length - 1] = { from: last.from, to: range.to, value: last.value };
     } else {
       out.push(range);

@@ -1,4 +1,4 @@
-import { addDays, type IsoDate } from '../domain/dates';
+import { addDays, FIRST_DATE, LAST_DATE, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePlan } from '../domain/payload';
 import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
 import { crashPoint } from '../sync/crash-points';
@@ -41,8 +41,9 @@ function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDat
     if (r.from < from) from = r.from;
     if (r.to > to) to = r.to;
   }
-  // One day wider on each side, so touching ranges with equal values can be merged.
-  return { from: addDays(from, -1), to: addDays(to, 1) };
+  // One day wider on each side, so touching ranges with equal values can be merged; never past the ends
+  // of the date domain (10000-01-01 would sort before 9999-12-31 as text and hide every open-ended range).
+  return { from: from === FIRST_DATE ? from : addDays(from, -1), to: to === LAST_DATE ? to : addDays(to, 1) };
 }
 
 /**

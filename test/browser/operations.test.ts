@@ -85,7 +85,7 @@ describe('operations in the status window (Chromium)', { timeout: 180_000 }, asy
     assert.match(tunnelText, /State\s+unreachable from outside\s+Why\s+http:\/\/127\.0\.0\.1:\d+\/healthz not reachable from outside/);
     assert.ok(tunnelText.includes(`Public address\n${t.publicUrl}`) || tunnelText.includes(t.publicUrl!));
     for (const name of ['disk', 'backup', 'retention', 'clock', 'ops']) await panel(name).waitFor();
-    assert.match(await panel('backup').innerText(), /Last backup\s+.*pos-sync-\d{8}T\d+Z\.db/);
+    assert.match(await panel('backup').innerText(), /Last backup\s+.*backup-\d{8}T\d+Z/);
     assert.match(await panel('retention').innerText(), /Update bodies \(after applying\)\s+30 days \(configured\)/);
     await shot('13-operations-panels');
     t.tunnelMode('ok');
@@ -94,15 +94,15 @@ describe('operations in the status window (Chromium)', { timeout: 180_000 }, asy
     assert.equal(await page.locator('#summary-label').innerText(), 'Up to date');
   });
 
-  it('Back up now writes a backup file and says which', async () => {
+  it('Back up now writes a backup set and says where', async () => {
     await page.getByRole('tab', { name: 'Settings' }).click();
     const before = listBackups(backupDir(t.config)).length;
     await new Promise((r) => setTimeout(r, 5));
     await panel('backup').getByRole('button', { name: 'Back up now' }).click();
     const result = panel('backup').locator('.action-result-ok');
     await result.waitFor();
-    const file = /^Backup written: (.+\.db) \(/.exec(await result.innerText())?.[1];
-    assert.ok(file && fs.existsSync(file), `backup file ${file}`);
+    const file = /^Backup written: (.+backup-\d{8}T\d+Z) \(/.exec(await result.innerText())?.[1];
+    assert.ok(file && fs.existsSync(file), `backup set ${file}`);
     assert.equal(listBackups(backupDir(t.config)).length, before + 1);
     assert.equal(await page.evaluate('document.activeElement.dataset.action'), 'backup-now', 'focus stays on the button after the panel is rebuilt');
   });
