@@ -2,7 +2,7 @@ import type { Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { describeError } from './errors';
 import type { Logger } from './log';
-import type { ReceiptSummary } from './store/inbox';
+import type { ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
@@ -105,7 +105,7 @@ export class Agent {
   }
 
   /** A manual delivery: stored like a webhook call (agent.db), then applied by the applier thread. */
-  async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptSummary; applied: AppliedUpdate[] }> {
+  async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }> {
     const bytes = raw.length;
     const outcome = await this.inbox.receive(importDelivery(raw, actor));
     this.core.auditImport(outcome, bytes, actor);

@@ -7,7 +7,7 @@ import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
 import type { Db } from './store/database';
-import { Inbox, type ReceiptOutcome, type ReceiptSummary } from './store/inbox';
+import { Inbox, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
 import { closeStore, openStore, type StoreConnections } from './store/store';
@@ -134,7 +134,7 @@ export class AgentCore {
   }
 
   /** The audit record of an operator's import (who, what was stored or refused, how large). */
-  auditImport(outcome: ReceiptOutcome | ReceiptSummary, bytes: number, actor: string): void {
+  auditImport(outcome: ReceiptOutcome, bytes: number, actor: string): void {
     this.store.agent
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(

@@ -1,7 +1,7 @@
 import type { TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../log';
 import { ThreadClient } from '../threads/thread-client';
-import type { IncomingDelivery, InboxPort, QuarantineInput, ReceiptSummary, RefusedDelivery } from './inbox';
+import type { IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 /** Bodies at least this large are handed to the thread by moving their memory, not copying it. */
@@ -36,9 +36,9 @@ export class InboxHost implements InboxPort {
     return { raw: new Uint8Array(raw), transfer: [] };
   }
 
-  receive(delivery: IncomingDelivery): Promise<ReceiptSummary> {
+  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
     const { raw, transfer } = InboxHost.bytes(delivery.raw);
-    return this.thread.request<ReceiptSummary>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
+    return this.thread.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
   }
 
   quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {

@@ -28,12 +28,10 @@ export type ReceiptOutcome =
 
 export type { EnvelopeHeader };
 
-/** A receipt as it crosses from the inbox thread or goes to a client: the envelope without its items. */
-export type ReceiptSummary = ReceiptOutcome;
 
 /** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
 export interface InboxPort {
-  receive(delivery: IncomingDelivery): Promise<ReceiptSummary>;
+  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome>;
   quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }>;
   recordRefused(input: RefusedDelivery): Promise<number>;
 }

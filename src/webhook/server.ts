@@ -7,7 +7,7 @@ import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
-import type { InboxPort, ReceiptSummary } from '../store/inbox';
+import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { checkCaller, isJsonContentType } from './auth';
 
 export interface WebhookDeps {
@@ -18,7 +18,7 @@ export interface WebhookDeps {
   /** False while the agent is still starting (or stopping): calls then get 503 with Retry-After. Default: always ready. */
   readonly isReady?: () => boolean;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
-  readonly onStored: (outcome: Extract<ReceiptSummary, { kind: 'stored' }>) => void;
+  readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
 }
 
 function senderOf(req: Request): string {

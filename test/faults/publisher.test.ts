@@ -83,7 +83,7 @@ describe('publisher simulator: reference model', () => {
     const model = new ReferenceModel();
     for (const raw of bodies) model.apply(JSON.parse(raw.toString('utf8')) as Record<string, unknown>);
     const state = model.state();
-    // Spot checks straight from ../shared/samples/menu-cycles/README.md.
+    // Spot checks straight from test/fixtures/menu-cycles/README.md.
     assert.match(state.prices.get('3021\t8812-0001\tEat In\t2026-12-25') ?? '', /\|1500\|15\.00\|GBP$/);
     assert.match(state.prices.get('3021\t8812-0001\tEat In\t2026-12-24') ?? '', /\|1150\|11\.50\|GBP$/);
     assert.match(state.availability.get('3021\t55123\tDinner\t2027-01-05') ?? '', /UNAVAILABLE$/);

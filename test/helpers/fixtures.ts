@@ -5,10 +5,10 @@ import { after } from 'node:test';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 
-export const SHARED_DIR = path.resolve(__dirname, '..', '..', '..', 'shared');
-export const SAMPLES_DIR = path.join(SHARED_DIR, 'samples', 'menu-cycles');
+/** The specification's sample updates, copied into the repo (a clone has no ../shared beside it). */
+export const SAMPLES_DIR = path.join(__dirname, '..', 'fixtures', 'menu-cycles');
 
-/** The three sample updates from ../shared, in chain order, as raw bytes. */
+/** The three sample updates (test/fixtures/menu-cycles), in chain order, as raw bytes. */
 export function sampleBodies(): { name: string; raw: Buffer }[] {
   return fs
     .readdirSync(SAMPLES_DIR)

@@ -6,7 +6,7 @@ import { sampleBodies } from '../helpers/fixtures';
 
 type Row = Record<string, unknown>;
 
-/** The end state ../shared/samples/menu-cycles/README.md documents, read through the POS views. */
+/** The end state test/fixtures/menu-cycles/README.md documents, read through the POS views. */
 function assertDocumentedEndState(dataDir: string): void {
   const pos = openReadOnly(databasePath(dataDir));
   try {
