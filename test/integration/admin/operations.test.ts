@@ -76,7 +76,7 @@ describe('operations in the status window (API)', { timeout: 120_000 }, async ()
     assert.equal(item(byName.get('tunnel'), 'Webhook address for head office'), `${t.publicUrl}${t.config.webhook.path}`);
     assert.match(item(byName.get('tunnel'), 'Last check from outside')!, /^answered in \d+ ms at /);
     assert.match(item(byName.get('disk'), 'Free space')!, /^[\d.]+ \w+ free of [\d.]+ \w+$/);
-    assert.match(item(byName.get('backup'), 'Last backup')!, /pos-sync-\d{8}T\d+Z\.db/);
+    assert.match(item(byName.get('backup'), 'Last backup')!, /backup-\d{8}T\d+Z/);
     assert.equal(item(byName.get('retention'), 'Update bodies (after applying)'), '30 days (configured)');
     assert.equal(item(byName.get('clock'), "This PC's timezone"), t.config.defaultTimezone);
     assert.equal(item(byName.get('ops'), 'Tunnel'), undefined, 'a configured tunnel is not "not configured"');
@@ -168,7 +168,7 @@ describe('operations in the status window (API)', { timeout: 120_000 }, async ()
     await new Promise((r) => setTimeout(r, 5)); // backup names carry the millisecond
     const r = await api.action('backup', 'backup-now');
     assert.equal(r.status, 200);
-    const file = /^Backup written: (.+\.db) \(/.exec(r.body.message!)?.[1];
+    const file = /^Backup written: (.+backup-\d{8}T\d+Z) \(/.exec(r.body.message!)?.[1];
     assert.ok(file, r.body.message);
     assert.ok(fs.statSync(file).size > 0);
     assert.ok(!before.includes(file), 'a new file');

@@ -125,7 +125,7 @@ describe('private files, checked as a second OS user', () => {
     const agent = await serveUnderUmask022(config);
     try {
       for (const b of sampleBodies()) assert.equal((await post(agent.url, b.raw)).status, 200);
-      await waitFor('the first backup', () => fs.existsSync(path.join(dataDir, 'backups')) && fs.readdirSync(path.join(dataDir, 'backups')).some((f) => f.endsWith('.db')));
+      await waitFor('the first backup', () => fs.existsSync(path.join(dataDir, 'backups')) && fs.readdirSync(path.join(dataDir, 'backups')).some((f) => /^backup-\d{8}T\d+Z$/.test(f)));
       await waitFor('the tunnel state', () => fs.existsSync(path.join(dataDir, 'tunnel-state.json')));
       const backup = cliUnderUmask022(config, ['backup']);
       assert.equal(backup.status, 0, backup.out);
@@ -138,7 +138,7 @@ describe('private files, checked as a second OS user', () => {
         assert.ok(names.includes(expected), `${expected} exists (${names.join(', ')})`);
       }
       assert.ok(names.some((n) => /^diagnostics\/.*\.zip$/.test(n)), 'the diagnostics zip exists');
-      assert.ok(names.filter((n) => /^backups\/.*\.db$/.test(n)).length >= 2, 'the scheduled and the manual backup exist');
+      assert.ok(names.filter((n) => /^backups\/backup-[^/]+\/pos-sync\.db$/.test(n)).length >= 2, 'the scheduled and the manual backup exist');
 
       assert.equal(fs.statSync(dataDir).mode & 0o7777, 0o700, 'the data folder is 0700');
       for (const e of entries) assert.equal(fs.statSync(e.file).mode & 0o7777, e.directory ? 0o700 : 0o600, `${path.relative(dataDir, e.file)}`);
@@ -167,7 +167,7 @@ describe('private files, checked as a second OS user', () => {
       const agent = await serveUnderUmask022(config);
       try {
         for (const b of sampleBodies()) assert.equal((await post(agent.url, b.raw)).status, 200);
-        await waitFor('the first backup', () => fs.existsSync(path.join(dataDir, 'backups')) && fs.readdirSync(path.join(dataDir, 'backups')).some((f) => f.endsWith('.db')));
+        await waitFor('the first backup', () => fs.existsSync(path.join(dataDir, 'backups')) && fs.readdirSync(path.join(dataDir, 'backups')).some((f) => /^backup-\d{8}T\d+Z$/.test(f)));
         await waitFor('the updates applied', () => {
           const db = new Database(path.join(dataDir, 'pos-sync.db'), { readonly: true });
           try {
