@@ -51,18 +51,18 @@ export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: () => s
     return listing(sources, changedSinceStart);
   };
 
+  /** `{"value": "..."}` stores, `{"value": null}` removes. */
   router.put('/:name', async (req, res) => {
     const name = assertSecretName(String(req.params.name));
     const value = (req.body as { value?: unknown } | undefined)?.value;
-    if (typeof value !== 'string' || value.length === 0) throw new AppError('secret_empty', 400, 'value must be a non-empty string');
+    if (value === null) {
+      res.json(await change(name, null));
+      return;
+    }
+    if (typeof value !== 'string' || value.length === 0) throw new AppError('secret_empty', 400, 'value must be a non-empty string (or null to remove the secret)');
     if (value.length > MAX_SECRET_LENGTH) throw new AppError('secret_too_long', 400, `value is longer than ${MAX_SECRET_LENGTH} characters`);
     if (value.trim() !== value) throw new AppError('secret_whitespace', 400, 'value starts or ends with a space or line break; paste it again without them');
     res.json(await change(name, value));
-  });
-
-  router.delete('/:name', async (req, res) => {
-    const name = assertSecretName(String(req.params.name));
-    res.json(await change(name, null));
   });
 
   /** Applies stored secrets: the shell starts a fresh agent; the window reloads when it is back. */
