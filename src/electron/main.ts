@@ -8,7 +8,7 @@ import { configureLogging, redactor, type Logger } from '../log';
 import { dataDirFor, rawConfigInput } from '../ops/secrets';
 import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, desktopConfigFile, startHidden, type TrayColour } from './policy';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, adminOriginOf, desktopConfigFile, startHidden, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
 
@@ -207,8 +207,14 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
   supervisor.on('message', (message) => {
     switch (message.type) {
       case 'ready':
+        try {
+          // The window may only ever load a loopback http origin, whatever the agent process says.
+          adminOrigin = adminOriginOf(message.adminLoginUrl);
+        } catch (err) {
+          log.error(`[shell] not opening the window: ${describeError(err)}`);
+          break;
+        }
         adminLoginUrl = message.adminLoginUrl;
-        adminOrigin = message.adminOrigin;
         notRunning = null;
         // After a restart the window follows the new agent; the first time it opens unless started hidden.
         if (window && !window.isDestroyed()) loadAdmin(window);
