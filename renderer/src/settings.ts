@@ -2,6 +2,7 @@ import { errorText, get, send } from './api';
 import { confirmDialog, h, replace, toast } from './dom';
 
 const byIdOrNull = (id: string): HTMLElement | null => document.getElementById(id);
+import { secretsCard, type SecretsListing } from './secrets';
 import type { Panel, RetentionDayKey, SettingsResponse } from './types';
 
 const RETENTION_FIELDS: { key: RetentionDayKey; label: string; help: string }[] = [
@@ -19,6 +20,7 @@ export class SettingsView {
   /** The last result of each panel action, kept across refreshes (a toast alone would vanish). */
   private readonly results = new Map<string, { text: string; kind: 'ok' | 'error' }>();
   private scrollToOperations = false;
+  private secrets: SecretsListing | null = null;
 
   constructor() {
     this.main = h('div', {});
@@ -35,6 +37,8 @@ export class SettingsView {
   /** `force`: rebuild the forms even while one has focus (after saving), keeping focus on the same control. */
   async refresh(force = false): Promise<void> {
     const [s, panels] = await Promise.all([get<SettingsResponse>('/api/settings'), get<{ panels: Panel[] }>('/api/panels')]);
+    // Only the desktop app stores secrets from the window (headless: `pos-sync-agent secrets set`).
+    this.secrets = s.shell === 'electron' ? await get<SecretsListing>('/api/secrets') : null;
     // Keep what the manager is typing: the 30 s poll and live events do not rebuild a form in use.
     const focused = this.main.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
     if (force || !focused) {
@@ -94,6 +98,7 @@ export class SettingsView {
         desktop ? null : h('p', { class: 'muted', id: 'start-at-login-note' }, 'This applies to the desktop app only; this window is open in a browser.'),
         h('p', { class: 'muted' }, `Saved in ${s.settingsFile}. Data folder: ${s.dataDir}.`),
       ),
+      this.secrets ? secretsCard(this.secrets, () => this.refresh(true)) : null,
       this.retentionCard(s),
     );
   }

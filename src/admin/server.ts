@@ -30,6 +30,7 @@ import {
 import type { UiSettings, UiSettingsStore } from './settings';
 import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
+import { secretsRoutes, type SecretsBridge } from './secrets-routes';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
 export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings'>;
@@ -46,6 +47,8 @@ export interface AdminDeps {
   /** Names of services that may add an Operations panel (see extensions.ts). */
   readonly panelServices: readonly string[];
   readonly onSettingsChanged?: (settings: UiSettings) => void;
+  /** Desktop app only: secrets set from the window go to the shell's encrypted store (secrets-routes.ts). */
+  readonly secrets?: SecretsBridge;
 }
 
 /** The renderer's build output; from src/admin (tsx) or dist/src/admin (compiled, also inside app.asar). */
@@ -334,6 +337,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   });
 
   app.use('/api/staff', staffRoutes(agent, log));
+  if (deps.secrets) app.use('/api/secrets', json, secretsRoutes(deps.secrets, log, actor));
 
   // Live view: one timer looks at the database; each open window gets a `change` event when what it
   // shows may have changed. Bounded so a runaway page cannot hold many sockets.

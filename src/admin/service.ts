@@ -5,6 +5,7 @@ import { collectAlerts, defaultRendererDir, startAdminServer, type RunningAdminS
 import { UiSettingsStore, type UiSettings } from './settings';
 import { summarise, type Summary } from './summary';
 import { TokenSource, tokenFilePath } from './token';
+import type { SecretsBridge } from './secrets-routes';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
 export const DEFAULT_PANEL_SERVICES: readonly string[] = ['tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
@@ -17,6 +18,8 @@ export interface AdminServiceOptions {
   /** Services that may add a panel to the window (see extensions.ts). */
   readonly panelServices?: readonly string[];
   readonly onSettingsChanged?: (settings: UiSettings) => void;
+  /** Desktop app: secrets set in the window go through the shell (secrets-routes.ts). */
+  readonly secrets?: SecretsBridge;
 }
 
 /**
@@ -54,6 +57,7 @@ export class AdminService implements AgentService {
         log: this.log,
         panelServices: this.options.panelServices ?? DEFAULT_PANEL_SERVICES,
         ...(this.options.onSettingsChanged ? { onSettingsChanged: this.options.onSettingsChanged } : {}),
+        ...(this.options.secrets ? { secrets: this.options.secrets } : {}),
       },
       { host: this.config.admin.host, port: this.config.admin.port },
     );

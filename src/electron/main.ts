@@ -1,40 +1,39 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { app, BrowserWindow, dialog, Menu, nativeImage, shell, Tray, type NativeImage } from 'electron';
+import { app, BrowserWindow, dialog, Menu, nativeImage, safeStorage, shell, Tray, utilityProcess, type NativeImage } from 'electron';
 import electronLog from 'electron-log/main';
-import { AdminService } from '../admin/service';
-import type { UiSettings } from '../admin/settings';
-import type { Agent } from '../agent';
-import { agentServices } from '../cli/services';
-import { defaultDataDir } from '../config/load';
-import type { Config } from '../config/schema';
-import { describeError } from '../errors';
+import { defaultDataDir, type LoadOptions } from '../config/load';
+import { AppError, describeError } from '../errors';
 import { configureLogging, redactor, type Logger } from '../log';
 import { installCrashHandlers } from '../ops/crash';
-import { restrictUmask } from '../ops/private-files';
-import { startAgent as startCheckedAgent, type StartedAgent } from '../ops/startup';
-import { EnvSecretStore, LayeredSecretStore, loadConfigWithSecrets, secretsFileFor } from '../ops/secrets';
+import { dataDirFor, rawConfigInput } from '../ops/secrets';
+import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, adminOriginOf, desktopConfigFile, startHidden, trayState, type TrayColour } from './policy';
-import { SafeStorageSecretStore } from './safe-storage-secrets';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigFile, startHidden, type TrayColour } from './policy';
+import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
+import { Supervisor, type ChildHandle } from './supervisor';
 
 /**
- * The desktop shell: one instance, a tray icon showing the status colour, and a window that shows the
- * admin server's page. Everything else (sync, API, UI) is the same agent that runs headless.
+ * The desktop shell's main process: one instance, a tray icon showing the status colour, a window that
+ * shows the status window's page, and the supervisor of the agent process (agent-process.ts), which
+ * runs the same agent as `pos-sync-agent serve`. This process never opens the database (a test checks
+ * its imports): a long SQLite call here would freeze the tray and the window. It owns safeStorage, so
+ * it decrypts the secrets for the agent and stores the ones set in the window (channel.ts).
  */
 
 const ASSETS = path.join(__dirname, '..', '..', '..', 'assets');
-const TRAY_REFRESH_MS = 5_000;
 
-let agent: Agent | null = null;
-let started: StartedAgent | null = null;
-let admin: AdminService | null = null;
 let window: BrowserWindow | null = null;
 let tray: Tray | null = null;
+let supervisor: Supervisor | null = null;
 let quitting = false;
 let log: Logger = electronLog;
 let logDir: string | null = null;
+let adminLoginUrl: string | null = null;
 let adminOrigin: string | null = null;
+let status: Extract<ChildMessage, { type: 'status' }> | null = null;
+let notRunning: string | null = null;
+let appliedStartAtLogin: boolean | null = null;
 
 function icon(name: string): NativeImage {
   return nativeImage.createFromPath(path.join(ASSETS, name));
@@ -50,14 +49,15 @@ function trayIcon(colour: TrayColour): NativeImage {
   return image;
 }
 
-function applyStartAtLogin(settings: UiSettings): void {
+function applyStartAtLogin(enabled: boolean): void {
   // Only a packaged app registers itself: a development run would register the bare electron binary.
-  if (!app.isPackaged) return;
-  app.setLoginItemSettings({ openAtLogin: settings.startAtLogin, args: [HIDDEN_ARG] });
+  if (!app.isPackaged || appliedStartAtLogin === enabled) return;
+  appliedStartAtLogin = enabled;
+  app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_ARG] });
 }
 
 function showWindow(): void {
-  if (!admin?.loginUrl) return;
+  if (!adminLoginUrl) return;
   if (window && !window.isDestroyed()) {
     if (window.isMinimized()) window.restore();
     window.show();
@@ -83,32 +83,51 @@ function showWindow(): void {
     window?.hide();
   });
   window.webContents.on('render-process-gone', (_e, details) => log.error(`[shell] window renderer gone: ${details.reason}`));
-  void window.loadURL(admin.loginUrl).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(admin?.loginUrl ?? '')}: ${describeError(err)}`));
+  loadAdmin(window);
+}
+
+/** Asks the agent for a fresh one-time login link; the window loads it when it arrives (onLoginLink). */
+function loadAdmin(_target: BrowserWindow): void {
+  if (!adminLoginUrl) return;
+  send({ type: 'login-link-request' });
+}
+
+function onLoginLink(url: string): void {
+  const target = window;
+  if (!target || target.isDestroyed()) return;
+  // Only the origin the agent announced when it became ready, whatever a later message says.
+  if (!acceptLoginLink(url, adminOrigin)) {
+    log.error(`[shell] ignored a login link for another origin (${safeUrl(url)})`);
+    return;
+  }
+  void target.loadURL(url).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(url)}: ${describeError(err)}`));
+}
+
+function send(message: ParentMessage): void {
+  supervisor?.send(message);
 }
 
 function buildTrayMenu(): Menu {
-  const paused = agent?.isPaused ?? false;
-  const settings = admin?.settings;
+  const paused = status?.paused ?? false;
+  const running = status !== null;
   return Menu.buildFromTemplate([
-    { label: 'Open status window', click: showWindow },
+    { label: 'Open status window', enabled: adminLoginUrl !== null, click: showWindow },
     { type: 'separator' },
     {
       label: paused ? 'Resume applying updates' : 'Pause applying updates',
-      click: () => {
-        agent?.setPaused(!paused);
-        refreshTray();
-      },
+      enabled: running,
+      // The agent answers with a status message, which redraws the tray.
+      click: () => send({ type: 'pause', paused: !paused }),
     },
+    ...(supervisor?.state === 'gave-up' ? [{ label: 'Start the agent again', click: () => supervisor?.retry() }] : []),
     { label: 'Open logs folder', enabled: logDir !== null, click: () => void shell.openPath(logDir ?? '') },
     {
       label: 'Start at login',
       type: 'checkbox',
-      checked: settings?.startAtLogin ?? false,
-      enabled: settings !== null && settings !== undefined,
-      click: (item) => {
-        // The same settings file the window writes; the change comes back through onSettingsChanged.
-        admin?.updateSettings({ startAtLogin: item.checked });
-      },
+      checked: status?.startAtLogin ?? false,
+      enabled: running,
+      // The agent owns the settings file (the window writes it too); its status message brings the change back.
+      click: (item) => send({ type: 'start-at-login', enabled: item.checked }),
     },
     { type: 'separator' },
     {
@@ -124,58 +143,131 @@ function buildTrayMenu(): Menu {
 let lastTray = '';
 function refreshTray(): void {
   if (!tray) return;
-  const state = trayState(admin?.summary() ?? null, agent?.isPaused ?? false);
-  const key = `${state.colour}|${state.tooltip}|${agent?.isPaused}|${admin?.settings?.startAtLogin}`;
+  const colour: TrayColour = status?.colour ?? (notRunning ? 'red' : 'grey');
+  const text = status?.summary ?? (notRunning ? `POS Sync Agent — not running: ${notRunning}` : 'POS Sync Agent — starting or stopped');
+  // Windows truncates tray tooltips at 127 characters.
+  const tooltip = text.length > 127 ? `${text.slice(0, 126)}…` : text;
+  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}`;
   if (key === lastTray) return;
   lastTray = key;
-  tray.setImage(trayIcon(state.colour));
-  tray.setToolTip(state.tooltip);
+  tray.setImage(trayIcon(colour));
+  tray.setToolTip(tooltip);
   tray.setContextMenu(buildTrayMenu());
 }
 
-function loadConfiguration(): Readonly<Config> {
-  const file = desktopConfigFile(process.argv, process.env, path.join(defaultDataDir(), 'config.json'), (f) => fs.existsSync(f));
-  const options = { file };
-  const store = new LayeredSecretStore(new EnvSecretStore(process.env), new SafeStorageSecretStore(secretsFileFor(options)));
-  return loadConfigWithSecrets({ ...options, store }).config;
+/** The log folder before the agent's configuration is validated (the agent process checks the rest). */
+function desktopLogDir(options: LoadOptions): string {
+  const { raw, relativeTo } = rawConfigInput(options);
+  const dir = (raw.log as { dir?: unknown } | undefined)?.dir;
+  return typeof dir === 'string' && dir.length > 0 ? path.resolve(relativeTo, dir) : path.join(dataDirFor(options), 'logs');
 }
 
-async function startAgent(): Promise<void> {
-  const config = loadConfiguration();
-  logDir = config.log.dir ?? path.join(config.dataDir, 'logs');
-  log = configureLogging({ dir: logDir, level: config.log.level, maxFileBytes: config.log.maxFileBytes, console: !app.isPackaged }, electronLog);
-  log.info(`[shell] POS Sync Agent ${app.getVersion()} starting (Electron ${process.versions.electron}); data in ${config.dataDir}`);
-  if (!config.admin.enabled) throw new Error('the desktop app needs the status window: set admin.enabled to true (or run the agent headless with `pos-sync-agent serve`)');
-  const desktopAdmin = new AdminService(log, {
-    shell: 'electron',
-    onSettingsChanged: (settings) => {
-      applyStartAtLogin(settings);
-      lastTray = '';
-      refreshTray();
+/** Electron's utilityProcess as the supervisor's child. */
+function spawnAgentProcess(): ChildHandle {
+  const child = utilityProcess.fork(path.join(__dirname, 'agent-process.js'), [], { serviceName: 'POS Sync Agent', stdio: app.isPackaged ? 'ignore' : 'inherit' });
+  // Nothing is posted before the process exists, so the start message cannot be lost.
+  let spawned = false;
+  const queue: ParentMessage[] = [];
+  child.once('spawn', () => {
+    spawned = true;
+    for (const m of queue.splice(0)) child.postMessage(m);
+  });
+  return {
+    get pid() {
+      return child.pid;
+    },
+    send: (message) => (spawned ? child.postMessage(message) : queue.push(message)),
+    kill: () => {
+      // kill() is SIGTERM on POSIX, which a hung agent may not act on; Windows' kill() already terminates.
+      if (process.platform !== 'win32' && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      else child.kill();
+    },
+    onMessage: (listener) => child.on('message', listener),
+    onExit: (listener) => child.on('exit', (code) => listener(code)),
+  };
+}
+
+function onSecretSet(message: Extract<ChildMessage, { type: 'secret-set' }>, store: ReturnType<typeof desktopSecretStore>): void {
+  let error: { id: string; message: string } | null = null;
+  try {
+    if (message.value === null) store.delete(message.name);
+    else {
+      store.set(message.name, message.value);
+      redactor.add(message.value);
+    }
+  } catch (err) {
+    error = { id: err instanceof AppError ? err.id : 'secret_store_failed', message: redactor.redact(describeError(err)) };
+  }
+  send({ type: 'secret-result', requestId: message.requestId, sources: secretSources(store), error });
+}
+
+function startSupervisor(options: LoadOptions, hidden: boolean): void {
+  const store = desktopSecretStore(options, safeStorage);
+  // The CLI writes plain secrets (secrets.json); the desktop keeps them only encrypted.
+  const moved = movePlainSecrets(plainSecretsFile(options), store.base as SafeStorageSecretStore);
+  if (moved.length > 0) log.info(`[shell] moved ${moved.join(', ')} from ${plainSecretsFile(options)} into ${store.base.description}; the plain file is removed`);
+  let shownOnce = false;
+  supervisor = new Supervisor({
+    spawn: spawnAgentProcess,
+    log,
+    startMessage: () => {
+      const { secrets, sources } = resolveDesktopSecrets(options, store);
+      redactor.add(...Object.values(secrets));
+      return { type: 'start', configFile: options.file ?? null, secrets, sources };
     },
   });
-  // The same services `serve` runs, with the status window's service in its desktop form.
-  const services = agentServices(config, log).map((s) => (s.name === 'admin' ? desktopAdmin : s));
-  // Checked, locked and started all or nothing, as `serve` does (ops/startup.ts).
-  started = await startCheckedAgent(config, log, services);
-  agent = started.agent;
-  admin = desktopAdmin;
-  adminOrigin = adminOriginOf(admin.url!);
-  const settings = admin.settings;
-  if (settings) applyStartAtLogin(settings);
-}
-
-async function stopAgent(): Promise<void> {
-  const running = started;
-  started = null;
-  agent = null;
-  admin = null;
-  if (running) await running.stop();
+  supervisor.on('message', (message) => {
+    switch (message.type) {
+      case 'ready':
+        try {
+          // The window may only ever load a loopback http origin, whatever the agent process says.
+          adminOrigin = adminOriginOf(message.adminLoginUrl);
+        } catch (err) {
+          log.error(`[shell] not opening the window: ${describeError(err)}`);
+          break;
+        }
+        adminLoginUrl = message.adminLoginUrl;
+        notRunning = null;
+        // After a restart the window follows the new agent; the first time it opens unless started hidden.
+        if (window && !window.isDestroyed()) loadAdmin(window);
+        else if (!shownOnce && !hidden) showWindow();
+        shownOnce = true;
+        break;
+      case 'status':
+        status = message;
+        applyStartAtLogin(message.startAtLogin);
+        break;
+      case 'fatal':
+        log.error(`[shell] the agent reported: ${message.id}: ${message.message}`);
+        break;
+      case 'secret-set':
+        onSecretSet(message, store);
+        break;
+      case 'restart-request':
+        break;
+      case 'login-link':
+        onLoginLink(message.url);
+        break;
+    }
+    refreshTray();
+  });
+  supervisor.on('exit', () => {
+    status = null;
+    refreshTray();
+  });
+  supervisor.on('gave-up', ({ reason, lastFatal }) => {
+    status = null;
+    notRunning = lastFatal?.message ?? reason;
+    refreshTray();
+    dialog.showErrorBox('POS Sync Agent is not running', `${lastFatal?.message ?? reason}\n\nLogs: ${logDir ?? '(not configured yet)'}\nThe tray menu can start it again.`);
+  });
+  supervisor.start();
 }
 
 function main(): void {
-  // Every file the app writes (databases, logs, backups, tokens) is owner-only.
-  restrictUmask();
+  // Every file this process writes (desktop log, secrets.safe.json) is owner-only; the agent process
+  // sets its own umask (importing ops/private-files here would pull SQLite into main).
+  if (process.platform !== 'win32') process.umask(0o077);
   if (!app.requestSingleInstanceLock()) {
     // Another copy is running: it shows its window (second-instance below) and this one leaves.
     app.quit();
@@ -188,9 +280,11 @@ function main(): void {
   app.on('window-all-closed', () => undefined);
   app.on('before-quit', (event) => {
     quitting = true;
-    if (agent) {
+    const running = supervisor;
+    if (running && running.state !== 'stopped') {
       event.preventDefault();
-      void stopAgent()
+      void running
+        .stop()
         .catch((err: unknown) => log.error(`[shell] stopping the agent: ${describeError(err)}`))
         .finally(() => app.quit());
     }
@@ -206,14 +300,19 @@ function main(): void {
     exit: (code) => app.exit(code),
   });
 
-  void app.whenReady().then(async () => {
+  void app.whenReady().then(() => {
     Menu.setApplicationMenu(null);
     tray = new Tray(trayIcon('grey'));
     tray.setToolTip('POS Sync Agent — starting');
     tray.on('click', showWindow);
     tray.setContextMenu(buildTrayMenu());
     try {
-      await startAgent();
+      const file = desktopConfigFile(process.argv, process.env, path.join(defaultDataDir(), 'config.json'), (f) => fs.existsSync(f));
+      const options: LoadOptions = { file };
+      logDir = desktopLogDir(options);
+      log = configureLogging({ dir: logDir, level: 'info', maxFileBytes: 5 * 1024 * 1024, console: !app.isPackaged, fileName: 'desktop.log' }, electronLog);
+      log.info(`[shell] POS Sync Agent ${app.getVersion()} starting (Electron ${process.versions.electron}); agent log in ${path.join(logDir, 'agent.log')}`);
+      startSupervisor(options, startHidden(process.argv));
     } catch (err) {
       const message = redactor.redact(describeError(err));
       log.error(`[shell] the agent could not start: ${message}`);
@@ -223,8 +322,6 @@ function main(): void {
       return;
     }
     refreshTray();
-    setInterval(refreshTray, TRAY_REFRESH_MS).unref();
-    if (!startHidden(process.argv)) showWindow();
   });
 }
 

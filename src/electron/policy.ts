@@ -14,6 +14,16 @@ export function adminOriginOf(url: string): string {
   return u.origin;
 }
 
+/** Whether the window may load this login link: only on the origin the agent announced at ready. */
+export function acceptLoginLink(url: string, announcedOrigin: string | null): boolean {
+  if (announcedOrigin === null) return false;
+  try {
+    return adminOriginOf(url) === announcedOrigin;
+  } catch {
+    return false;
+  }
+}
+
 function originOf(url: string): string | null {
   try {
     const u = new URL(url);

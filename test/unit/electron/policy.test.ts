@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
   SECURE_WEB_PREFERENCES,
+  acceptLoginLink,
   adminOriginOf,
   desktopConfigFile,
   isAllowedNavigation,
@@ -22,6 +23,16 @@ describe('adminOriginOf', () => {
   });
   it('refuses anything that is not loopback http', () => {
     for (const u of ['https://127.0.0.1:8780/', 'http://example.com:8780/', 'file:///C:/x.html', 'http://10.0.0.1:8780/']) assert.throws(() => adminOriginOf(u), u);
+  });
+});
+
+describe('acceptLoginLink', () => {
+  it('loads a fresh login link only on the origin announced at ready', () => {
+    assert.equal(acceptLoginLink(`${ORIGIN}/?login=abc`, ORIGIN), true);
+    assert.equal(acceptLoginLink('http://127.0.0.1:8781/?login=abc', ORIGIN), false);
+    assert.equal(acceptLoginLink('http://evil.example/?login=abc', ORIGIN), false);
+    assert.equal(acceptLoginLink('not a url', ORIGIN), false);
+    assert.equal(acceptLoginLink(`${ORIGIN}/?login=abc`, null), false);
   });
 });
 
