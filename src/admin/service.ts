@@ -8,7 +8,7 @@ import { TokenSource, tokenFilePath } from './token';
 import type { SecretsBridge } from './secrets-routes';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
-export const DEFAULT_PANEL_SERVICES: readonly string[] = ['tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
+export const DEFAULT_PANEL_SERVICES: readonly string[] = ['exposure', 'tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
 
 export interface AdminServiceOptions {
   readonly shell?: 'browser' | 'electron';

@@ -22,6 +22,11 @@ export const WebhookSchema = z.strictObject({
   expectedOrigin: z.string().min(1).nullable().default(null),
   /** Bearer token configured at webhook registration; null when head office sends none. */
   bearerToken: z.string().min(1).nullable().default(null),
+  /**
+   * Allow a webhook reachable from outside (tunnel, TLS or a non-loopback host) without a bearer token.
+   * Off: such an agent refuses to start. On: it starts, logs it and shows it red (src/webhook/exposure.ts).
+   */
+  allowUnauthenticated: z.boolean().default(false),
   maxBodyBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
   tls: TlsSchema.nullable().default(null),
   /** Refuse bodies whose Content-Type says they are not JSON (415). A missing Content-Type is accepted. */

@@ -1,3 +1,4 @@
+import { webhookExposureProblems } from '../webhook/exposure';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -70,6 +71,7 @@ export function configProblems(config: Readonly<Config>): ConfigProblem[] {
     }
   }
   problems.push(...tillReaderProblems(config));
+  problems.push(...webhookExposureProblems(config));
   return problems;
 }
 

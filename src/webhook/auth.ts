@@ -16,10 +16,41 @@ export function normaliseOrigin(value: string): string | null {
 
 export type AuthDecision = { ok: true } | { ok: false; status: 401 | 403; id: string; message: string };
 
+/**
+ * A request a web browser made. Head office's sender is a server: it sends `Origin` as a bare DNS name
+ * (spec section 5) and no `Sec-Fetch-*` headers. Browsers send `Sec-Fetch-Site` on every request they
+ * make (Chromium, Firefox, Safari), and an `Origin` that is a page's (scheme://host[:port], or "null").
+ * Such a request never reaches the inbox, whatever the configuration: otherwise any web page open on
+ * this PC could POST a menu to the default loopback webhook with `fetch(url, { mode: 'no-cors' })`.
+ */
+/**
+ * Fetch metadata only a browser sends. Not `Sec-Fetch-Mode` alone: Node's own fetch (undici) sends
+ * `sec-fetch-mode: cors` on every request, and head office's sender may well be a Node server.
+ * Browsers (Chromium, Firefox, Safari 16.4+) send `Sec-Fetch-Site` on every request, and
+ * `Sec-Fetch-Dest` with it; older browsers are still caught by the page `Origin` they send on a POST.
+ */
+export function sentByBrowserFetch(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+  return headers['sec-fetch-site'] !== undefined || headers['sec-fetch-dest'] !== undefined || headers['sec-fetch-user'] !== undefined;
+}
+
+export function isBrowserRequest(headers: { origin?: string | undefined; secFetch: boolean }, expectedOrigin: string | null): boolean {
+  if (headers.secFetch) return true;
+  if (headers.origin === undefined) return false;
+  const origin = headers.origin.trim().toLowerCase();
+  if (origin === 'null') return true;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//.test(origin)) return false;
+  // A page's origin, unless it is exactly the configured menu service written as https://host (a form
+  // this agent has always accepted for head office); a browser would still have sent Sec-Fetch-*.
+  return expectedOrigin === null || normaliseOrigin(origin) === null || normaliseOrigin(origin) !== normaliseOrigin(expectedOrigin);
+}
+
 export function checkCaller(
-  headers: { origin?: string | undefined; authorization?: string | undefined },
+  headers: { origin?: string | undefined; authorization?: string | undefined; secFetch?: boolean },
   expected: { expectedOrigin: string | null; bearerToken: string | null },
 ): AuthDecision {
+  if (isBrowserRequest({ origin: headers.origin, secFetch: headers.secFetch ?? false }, expected.expectedOrigin)) {
+    return { ok: false, status: 403, id: 'browser_request', message: 'this endpoint takes calls from the menu service, not from a web browser' };
+  }
   if (expected.expectedOrigin !== null) {
     const want = normaliseOrigin(expected.expectedOrigin);
     const got = headers.origin === undefined ? null : normaliseOrigin(headers.origin);

@@ -8,7 +8,7 @@ import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
-import { checkCaller, isJsonContentType } from './auth';
+import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
 
 export interface WebhookDeps {
   readonly config: Config['webhook'];
@@ -54,7 +54,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
     // Authenticate before reading a byte of the body, so strangers cannot fill the disk.
     (req, _res, next) => {
       const decision = checkCaller(
-        { origin: req.headers.origin, authorization: req.headers.authorization },
+        { origin: req.headers.origin, authorization: req.headers.authorization, secFetch: sentByBrowserFetch(req.headers) },
         { expectedOrigin: config.expectedOrigin, bearerToken: config.bearerToken },
       );
       if (decision.ok) {

@@ -76,8 +76,10 @@ describe('rejections', () => {
     const auth = { authorization: 'Bearer correct-horse-battery' };
     const cases: [Record<string, string>, number, string][] = [
       [{ ...auth }, 403, 'origin_not_allowed'],
-      [{ ...auth, origin: 'https://evil.example.com' }, 403, 'origin_not_allowed'],
-      [{ ...auth, origin: 'http://menus.example.com' }, 403, 'origin_not_allowed'],
+      // A page's origin (scheme://host) that is not the menu service: a browser made it.
+      [{ ...auth, origin: 'https://evil.example.com' }, 403, 'browser_request'],
+      [{ ...auth, origin: 'http://menus.example.com' }, 403, 'browser_request'],
+      [{ ...auth, origin: 'menus.example.com', 'sec-fetch-site': 'cross-site' }, 403, 'browser_request'],
       [{ origin: 'menus.example.com' }, 401, 'missing_bearer_token'],
       [{ origin: 'menus.example.com', authorization: 'Bearer wrong' }, 401, 'invalid_bearer_token'],
       [{ origin: 'menus.example.com', authorization: 'Basic Y29ycmVjdA==' }, 401, 'missing_bearer_token'],

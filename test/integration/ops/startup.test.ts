@@ -92,10 +92,11 @@ describe('start-up is all or nothing (spawned serve)', () => {
     });
     const r = serve(config);
     assert.equal(r.status, 3, r.output);
-    assert.match(r.output, /invalid configuration \(3 problems\)/);
+    assert.match(r.output, /invalid configuration \(4 problems\)/);
     assert.match(r.output, new RegExp(`admin\\.port: ${port} is also webhook\\.port`));
     assert.match(r.output, /webhook\.tls\.certFile: cannot read .*cert\.pem \(it is a folder, not a file\): point it at the PEM file/);
     assert.match(r.output, /webhook\.tls\.keyFile: cannot read .*missing-key\.pem \(there is no such file\)/);
+    assert.match(r.output, /webhook\.bearerToken: the webhook can be reached from outside/, 'TLS without a token is listed with the rest');
     assert.doesNotMatch(r.output, /EISDIR: illegal operation/);
     assert.ok(await refusesConnections(port));
     assertNothingLeft(path.join(dir, 'data'));
@@ -182,6 +183,40 @@ describe('a started serve', () => {
       const res = await fetch(child.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sampleBodies()[0]!.raw });
       assert.equal(res.status, 200);
       assert.equal(JSON.parse(fs.readFileSync(pidFile(path.join(dir, 'data')), 'utf8')).pid, child.child.pid);
+    } finally {
+      await child.kill('SIGTERM');
+    }
+  });
+});
+
+function selfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
+  const certFile = path.join(dir, 'cert.pem');
+  const keyFile = path.join(dir, 'key.pem');
+  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  assert.equal(r.status, 0, 'openssl makes a test certificate');
+  return { certFile, keyFile };
+}
+
+describe('a webhook reachable from outside needs a token (issue 10, point 1)', () => {
+  it('TLS without a bearer token stops start-up with exit 3 naming webhook.bearerToken', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port, tls: selfSignedCertificate(dir) }, admin: { port: 0 } });
+    const r = serve(config);
+    assert.equal(r.status, 3, r.output);
+    assert.match(r.output, /webhook\.bearerToken: the webhook can be reached from outside this PC \(webhook\.tls is set\) but has no bearer token, so anyone who finds its address could change your prices/);
+    assert.ok(await refusesConnections(port));
+    assertNothingLeft(path.join(dir, 'data'));
+  });
+
+  it('with webhook.allowUnauthenticated it starts, and the start-up log says it is open to anyone', async () => {
+    const dir = tempDir();
+    const child = await startChildAgent(
+      writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0, tls: selfSignedCertificate(dir), allowUnauthenticated: true }, admin: { port: 0 } }),
+    );
+    try {
+      assert.match(child.url, /^https:/);
+      assert.match(child.output(), /webhook open to anyone: webhook\.tls is set, no bearer token, webhook\.allowUnauthenticated is true/);
     } finally {
       await child.kill('SIGTERM');
     }
