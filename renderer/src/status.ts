@@ -13,6 +13,8 @@ export function summaryOf(status: StatusResponse): Summary {
   return summarise(status.locations, {
     now: new Date(),
     paused: status.paused,
+    pausedBy: status.pausedBy ?? null,
+    pausedAt: status.pausedAt ?? null,
     gapAlertMinutes: status.gapAlertMinutes,
     alerts: status.alerts ?? [],
     formatTime: (iso) => shortTime(iso),

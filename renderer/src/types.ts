@@ -7,6 +7,9 @@ export type { DeliveryRow, OperationsAlert, StatusLocation, TillAnswer };
 export interface StatusResponse {
   readonly generatedAt: string;
   readonly paused: boolean;
+  /** Who paused and when (null when never paused). */
+  readonly pausedBy?: string | null;
+  readonly pausedAt?: string | null;
   readonly gapAlertMinutes: number;
   readonly locations: StatusLocation[];
   /** Banners from the operations services (tunnel, disk, clock, backups). */

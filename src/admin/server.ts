@@ -203,6 +203,8 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json({
       generatedAt: new Date().toISOString(),
       paused: agent.isPaused,
+      pausedBy: agent.core.pause().changedBy,
+      pausedAt: agent.core.pause().changedAt,
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
       locations: core.status(),
       alerts: collectAlerts(agent, deps.panelServices, log),

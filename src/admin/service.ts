@@ -94,6 +94,8 @@ export class AdminService implements AgentService {
     return summarise(this.agent.core.status(), {
       now,
       paused: this.agent.isPaused,
+      pausedBy: this.agent.core.pause().changedBy,
+      pausedAt: this.agent.core.pause().changedAt,
       gapAlertMinutes: this.config.admin.gapAlertMinutes,
       alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),
       formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),

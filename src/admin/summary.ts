@@ -49,6 +49,9 @@ export interface SummaryOptions {
   /** Problems from the operations services; those with a light count towards the header's light. */
   readonly alerts?: readonly OperationsAlert[];
   readonly paused: boolean;
+  /** Who paused and when (agent.db's operations state), shown in the headline. */
+  readonly pausedBy?: string | null;
+  readonly pausedAt?: string | null;
   /** A gap older than this turns red: the missing update is probably not coming by itself. */
   readonly gapAlertMinutes: number;
   /** How a time is shown (the window: the browser's locale; tests: fixed). */
@@ -137,7 +140,9 @@ export function summarise(locations: readonly StatusLocation[], options: Summary
   if (counted.length > 0) headline = `${counted.map((a) => a.title).join(' ')} ${headline}`;
   if (options.paused) {
     light = worst(light, 'amber');
-    headline = `Applying updates is paused (deliveries are still received). ${headline}`;
+    const who = options.pausedBy ? ` by ${options.pausedBy}` : '';
+    const since = options.pausedAt ? ` since ${options.formatTime(options.pausedAt)}` : '';
+    headline = `Applying updates is paused${who}${since} (deliveries are still received). ${headline}`;
   }
   return { light, headline, locations: perLocation, alerts };
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config/schema';
 import type { Logger } from '../log';
 import { BackupService } from './backup';
 import { ClockService } from './clock-service';
+import { ControlService } from './control';
 import { DiskService } from './disk';
 import { InstanceService } from './instance';
 import { RetentionService } from './retention';
@@ -16,7 +17,7 @@ import { TunnelSupervisor } from './tunnel';
  * service (diagnostics) they are the status window's Operations panels and status-tab banners.
  */
 export function opsServices(config: Readonly<Config>, log: Logger): AgentService[] {
-  const services: AgentService[] = [new InstanceService(), new DiskService(config, log), new ClockService(config, log), new SupportService(config, log), new ExposureService(config, log)];
+  const services: AgentService[] = [new InstanceService(), new DiskService(config, log), new ClockService(config, log), new SupportService(config, log), new ExposureService(config, log), new ControlService(log)];
   if (config.backup.enabled) services.push(new BackupService(config, log));
   if (config.retention.enabled) services.push(new RetentionService(config, log));
   if (config.tunnel) services.push(new TunnelSupervisor(config, log));

@@ -1,5 +1,5 @@
 import { maskConfig } from '../../config/load';
-import { AgentCore, operatorName } from '../../core';
+import { AgentCore, operatorName, readImportFile } from '../../core';
 import { isIsoDate } from '../../domain/dates';
 import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
@@ -9,6 +9,11 @@ import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { startAgent } from '../../ops/startup';
+import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply } from '../../ops/control-protocol';
+import type { PauseState } from '../../store/operations-state';
+import type { ReceiptOutcome } from '../../store/inbox';
+import type { AppliedUpdate } from '../../sync/applier';
+import { runChange, type ChangeResult } from '../control-client';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -56,27 +61,87 @@ export const serve: Command = {
   },
 };
 
+/** Says where a change was made: by the running agent, or here because none runs. */
+function handedTo(ctx: CommandContext, change: ChangeResult<unknown>): void {
+  if (ctx.json) return;
+  ctx.out(change.via === 'agent' ? `Handed to the running agent (pid ${change.pid}).` : 'No agent is running: done directly on the data folder.');
+}
+
+function viaWhom(change: ChangeResult<unknown>): { via: 'agent' | 'direct'; agentPid: number | null } {
+  return { via: change.via, agentPid: change.via === 'agent' ? change.pid : null };
+}
+
 export const importCommand: Command = {
   name: 'import',
   summary: 'store and apply a payload file (a manual delivery from support) through the webhook path',
   usage: 'FILE',
   positionals: [1, 1],
-  run(ctx) {
-    return withCore(ctx, (core) => {
-      const { outcome, applied } = core.importFile(ctx.args[0]!, operatorName());
-      if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied });
-      else if (outcome.kind === 'rejected') {
-        ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
-      } else {
-        const e = outcome.envelope;
-        ctx.out(`Stored location ${e.LocationID} ChangeSequence ${e.ChangeSequence} (parent ${e.ParentChangeSequence}) as update #${outcome.inboxId}: ${outcome.decision}.`);
-        for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
-        if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
-      }
-      return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
+  async run(ctx) {
+    const config = ctx.config();
+    const raw = readImportFile(ctx.args[0]!);
+    const actor = operatorName();
+    const change = await runChange<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>({
+      dataDir: config.dataDir,
+      what: 'import',
+      actor,
+      viaAgent: async (client) => (await client.request(ImportReply, { method: 'POST', route: '/import', body: raw })) as { outcome: ReceiptOutcome; applied: AppliedUpdate[] },
+      direct: () => withCore(ctx, (core) => core.importPayload(raw, actor)),
     });
+    const { outcome, applied } = change.result;
+    handedTo(ctx, change);
+    if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied, ...viaWhom(change) });
+    else if (outcome.kind === 'rejected') {
+      ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
+    } else {
+      const e = outcome.envelope;
+      ctx.out(`Stored location ${e.LocationID} ChangeSequence ${e.ChangeSequence} (parent ${e.ParentChangeSequence}) as update #${outcome.inboxId}: ${outcome.decision}.`);
+      for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
+      if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
+    }
+    return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
   },
 };
+
+function describePause(p: PauseState): string {
+  if (!p.paused) return 'Applying updates: running.';
+  return `Applying updates: PAUSED${p.changedBy ? ` by ${p.changedBy}` : ''}${p.changedAt ? ` at ${p.changedAt}` : ''}; deliveries are still received and stored. Resume with \`pos-sync-agent resume\`.`;
+}
+
+function pauseCommand(paused: boolean): Command {
+  return {
+    name: paused ? 'pause' : 'resume',
+    summary: paused
+      ? 'stop applying updates to the till (deliveries are still received and stored); survives a restart'
+      : 'apply updates again, starting with what arrived while paused',
+    usage: '',
+    async run(ctx) {
+      const config = ctx.config();
+      const actor = operatorName();
+      const change = await runChange<PauseState & { changed: boolean }>({
+        dataDir: config.dataDir,
+        what: paused ? 'pause' : 'resume',
+        actor,
+        viaAgent: (client) => client.request(PausedReply, { method: 'PUT', route: '/paused', body: { paused } }),
+        direct: () =>
+          withCore(ctx, (core) => {
+            const changed = core.setPaused(paused, `${actor} (command line)`);
+            return { ...core.pause(), changed };
+          }),
+      });
+      handedTo(ctx, change);
+      const state = change.result;
+      if (ctx.json) ctx.printJson({ ...state, ...viaWhom(change) });
+      else {
+        if (!state.changed) ctx.out(paused ? 'Already paused.' : 'Was not paused.');
+        ctx.out(describePause(state));
+      }
+      return EXIT.ok;
+    },
+  };
+}
+
+export const pause = pauseCommand(true);
+export const resume = pauseCommand(false);
 
 export function describeLocation(s: LocationStatus): string[] {
   const lines = [
@@ -107,10 +172,12 @@ export const status: Command = {
   run(ctx) {
     return withCore(ctx, (core) => {
       const locations = core.status();
+      const pauseNow = core.pause();
       // Tunnel, disk, backups and clock: what keeps updates arriving, next to what arrived.
       const ops = opsStatus(core.config);
-      if (ctx.json) ctx.printJson({ locations, ops: ops.json });
+      if (ctx.json) ctx.printJson({ paused: pauseNow, locations, ops: ops.json });
       else {
+        if (pauseNow.paused) ctx.out(describePause(pauseNow));
         if (locations.length === 0) ctx.out('No updates received yet.');
         for (const s of locations) ctx.out(describeLocation(s).join('\n'));
         ctx.out(ops.lines.join('\n'));
@@ -156,20 +223,28 @@ export const forceApply: Command = {
   usage: 'UPDATE_ID --reason TEXT',
   options: { reason: { type: 'string' } },
   positionals: [1, 1],
-  run(ctx) {
+  async run(ctx) {
     const id = ctx.args[0]!;
     if (!/^\d+$/.test(id)) throw new UsageError('UPDATE_ID is the update number shown by status (e.g. 12)');
     const reason = ctx.values.reason;
     if (typeof reason !== 'string' || reason.trim() === '') throw new UsageError('--reason is required: it goes into the audit log');
-    return withCore(ctx, (core) => {
-      const result = core.forceApply(Number(id), operatorName(), reason.trim());
-      if (ctx.json) ctx.printJson(result);
-      else {
-        ctx.out(`Force-applied location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}.`);
-        for (const a of result.then) ctx.out(`Then applied ChangeSequence ${a.changeSequence}.`);
-      }
-      return EXIT.ok;
+    const config = ctx.config();
+    const actor = operatorName();
+    const change = await runChange({
+      dataDir: config.dataDir,
+      what: 'force-apply',
+      actor,
+      viaAgent: (client) => client.request(ForceApplyReply, { method: 'POST', route: '/force-apply', body: { inboxId: Number(id), reason: reason.trim() } }),
+      direct: () => withCore(ctx, (core) => core.forceApply(Number(id), actor, reason.trim())),
     });
+    const result = change.result;
+    handedTo(ctx, change);
+    if (ctx.json) ctx.printJson({ ...result, ...viaWhom(change) });
+    else {
+      ctx.out(`Force-applied location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}.`);
+      for (const a of result.then) ctx.out(`Then applied ChangeSequence ${a.changeSequence}.`);
+    }
+    return EXIT.ok;
   },
 };
 
@@ -178,14 +253,21 @@ export const ackWarnings: Command = {
   summary: 'mark the warnings of applied updates as seen (all locations, or --location L)',
   usage: '[--location L]',
   options: { location: { type: 'string' } },
-  run(ctx) {
+  async run(ctx) {
     const locationId = optionalInteger(ctx, 'location');
-    return withCore(ctx, (core) => {
-      const count = core.acknowledgeWarnings(operatorName(), locationId);
-      if (ctx.json) ctx.printJson({ acknowledged: count });
-      else ctx.out(`Acknowledged ${count} warnings.`);
-      return EXIT.ok;
+    const config = ctx.config();
+    const actor = operatorName();
+    const change = await runChange({
+      dataDir: config.dataDir,
+      what: 'ack-warnings',
+      actor,
+      viaAgent: (client) => client.request(AckWarningsReply, { method: 'POST', route: '/ack-warnings', body: { locationId } }),
+      direct: () => withCore(ctx, (core) => ({ acknowledged: core.acknowledgeWarnings(actor, locationId) })),
     });
+    handedTo(ctx, change);
+    if (ctx.json) ctx.printJson({ acknowledged: change.result.acknowledged, ...viaWhom(change) });
+    else ctx.out(`Acknowledged ${change.result.acknowledged} warnings.`);
+    return EXIT.ok;
   },
 };
 

@@ -80,8 +80,11 @@ async function waitFor(what: string, check: () => boolean): Promise<void> {
   assert.ok(check(), `timed out waiting for ${what}`);
 }
 
-function post(url: string, body: Buffer): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+/** The token `secrets set` stores below: a tunnelled webhook needs one (issue 10, point 1). */
+const WEBHOOK_TOKEN = 'head-office-token-0042';
+
+function post(url: string, body: Buffer, token: string | null = null): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
 }
 
 /** A folder nobody can traverse to, so only the agent's own modes decide what nobody reads. */
@@ -122,9 +125,10 @@ describe('private files, checked as a second OS user', () => {
     });
     fs.chmodSync(config, 0o644);
     assert.equal(cliUnderUmask022(config, ['secrets', 'set', 'employees.auth.token'], 'employee-api-secret').status, 0);
+    assert.equal(cliUnderUmask022(config, ['secrets', 'set', 'webhook.bearerToken'], WEBHOOK_TOKEN).status, 0);
     const agent = await serveUnderUmask022(config);
     try {
-      for (const b of sampleBodies()) assert.equal((await post(agent.url, b.raw)).status, 200);
+      for (const b of sampleBodies()) assert.equal((await post(agent.url, b.raw, WEBHOOK_TOKEN)).status, 200);
       await waitFor('the first backup', () => fs.existsSync(path.join(dataDir, 'backups')) && fs.readdirSync(path.join(dataDir, 'backups')).some((f) => /^backup-\d{8}T\d+Z$/.test(f)));
       await waitFor('the tunnel state', () => fs.existsSync(path.join(dataDir, 'tunnel-state.json')));
       const backup = cliUnderUmask022(config, ['backup']);

@@ -61,6 +61,8 @@ describe('summarise', () => {
     const paused = summarise([location()], { ...options, paused: true });
     assert.equal(paused.light, 'amber');
     assert.match(paused.headline, /paused/);
+    const named = summarise([location()], { ...options, paused: true, pausedBy: 'maria@backoffice (command line)', pausedAt: '2027-01-04T09:41:00Z' });
+    assert.match(named.headline, /^Applying updates is paused by maria@backoffice \(command line\) since 09:41 \(deliveries are still received\)\./);
   });
   it('takes the worst light across locations', () => {
     const s = summarise([location(), location({ locationId: 2, conflicts: 1 }), location({ locationId: 3, warnings: 1 })], options);

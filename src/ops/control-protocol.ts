@@ -1,0 +1,104 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The control channel: how a CLI command that changes data (`import`, `force-apply`, `ack-warnings`,
+ * `pause`, `resume`) hands its work to the agent running on the same data folder, so the applier
+ * thread stays the one writer of the till's file. One schema per route's body and reply, shared by the
+ * server (control.ts) and the client (cli/control-client.ts).
+ *
+ * The endpoint is a local socket, never a TCP port: a Unix domain socket `agent.sock` in the data
+ * folder (owner-only, like the folder), or on Windows a named pipe whose name is derived from the
+ * data folder (its default security lets only the owner, SYSTEM and Administrators write to it).
+ * Who may connect is decided by the operating system, so the channel needs no token of its own.
+ */
+
+export const CONTROL_SOCKET_FILE = 'agent.sock';
+
+/** Linux allows 108 bytes in a socket path and macOS 104; leave room for the terminator. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+function folderKey(dataDir: string): string {
+  return crypto.createHash('sha256').update(path.resolve(dataDir).toLowerCase()).digest('hex').slice(0, 16);
+}
+
+/**
+ * Where the agent for `dataDir` listens. A data folder too deep for a socket path gets a socket in a
+ * private folder of the user's own under the system temp folder (checked to be the user's and
+ * owner-only before use, so another account cannot plant a socket there).
+ */
+export function controlEndpoint(dataDir: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return `\\\\.\\pipe\\pos-sync-agent-${folderKey(dataDir)}`;
+  const inFolder = path.join(path.resolve(dataDir), CONTROL_SOCKET_FILE);
+  if (Buffer.byteLength(inFolder) <= MAX_SOCKET_PATH_BYTES) return inFolder;
+  return path.join(privateRuntimeDir(), `${folderKey(dataDir)}.sock`);
+}
+
+function privateRuntimeDir(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return path.join(os.tmpdir(), `pos-sync-agent-${uid}`);
+}
+
+/** Creates (server) or checks (client) the private folder a fallback socket lives in. */
+export function ensurePrivateRuntimeDir(endpoint: string, create: boolean): void {
+  const dir = path.dirname(endpoint);
+  if (process.platform === 'win32' || dir !== privateRuntimeDir()) return;
+  if (create) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
+    throw new Error(`${dir} is not a private folder of this account: remove it and start the agent again`);
+  }
+}
+
+/** Who asks: the CLI's operator name (user@host), for the audit log. */
+export const ACTOR_HEADER = 'x-pos-sync-actor';
+export const actorSchema = z.string().min(1).max(200);
+
+export const ForceApplyBody = z.strictObject({ inboxId: z.number().int().positive(), reason: z.string().trim().min(3).max(500) });
+export const AckWarningsBody = z.strictObject({ locationId: z.number().int().nullable() });
+export const PausedBody = z.strictObject({ paused: z.boolean() });
+
+const AppliedUpdateSchema = z.object({
+  inboxId: z.number().int(),
+  locationId: z.number().int(),
+  changeSequence: z.number().int(),
+  baseline: z.boolean(),
+  forced: z.boolean(),
+  warnings: z.number().int(),
+  rowsWritten: z.number().int(),
+  applyMs: z.number(),
+});
+
+const EnvelopeHeaderSchema = z.looseObject({ LocationID: z.number().int(), ChangeSequence: z.number().int(), ParentChangeSequence: z.number().int() });
+
+export const ImportReply = z.object({
+  outcome: z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('stored'),
+      decision: z.enum(['new', 'duplicate', 'conflict']),
+      inboxId: z.number().int(),
+      deliveryId: z.number().int(),
+      envelope: EnvelopeHeaderSchema,
+    }),
+    z.object({
+      kind: z.literal('rejected'),
+      quarantineId: z.number().int(),
+      deliveryId: z.number().int(),
+      errorId: z.string(),
+      error: z.object({ field: z.string(), message: z.string() }),
+    }),
+  ]),
+  applied: z.array(AppliedUpdateSchema),
+});
+
+export const ForceApplyReply = z.object({ forced: AppliedUpdateSchema, then: z.array(AppliedUpdateSchema) });
+export const AckWarningsReply = z.object({ acknowledged: z.number().int().nonnegative() });
+export const PausedReply = z.object({ paused: z.boolean(), changed: z.boolean(), changedAt: z.string().nullable(), changedBy: z.string().nullable() });
+export const PingReply = z.object({ pid: z.number().int(), dataDir: z.string() });
+
+/** Error replies, as every HTTP boundary of the agent writes them (http/errors.ts). */
+export const ErrorReply = z.object({ error: z.looseObject({ id: z.string(), message: z.string() }) });

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import express from 'express';
+import type { Agent, AgentService } from '../agent';
+import { AppError } from '../errors';
+import { errorMiddleware } from '../http/errors';
+import type { Logger } from '../log';
+import { pauseState } from '../store/operations-state';
+import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir } from './control-protocol';
+
+/**
+ * The agent's end of the control channel (control-protocol.ts): the CLI's data-changing commands
+ * reach the running agent here and go through the same paths as the status window (the inbox thread,
+ * then the one applier thread). It listens on a local socket only, so it needs no port and no token.
+ */
+
+function parseBody<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new AppError('invalid_parameter', 400, `${issue?.path.map(String).join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`);
+}
+
+function actorOf(req: express.Request): string {
+  const raw = req.headers[ACTOR_HEADER];
+  const parsed = actorSchema.safeParse(typeof raw === 'string' ? raw : undefined);
+  return `${parsed.success ? parsed.data : 'operator'} (command line)`;
+}
+
+export function createControlApp(agent: Agent, log: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  const json = express.json({ limit: '16kb', type: () => true });
+
+  app.get('/ping', (_req, res) => {
+    res.json({ pid: process.pid, dataDir: agent.config.dataDir });
+  });
+
+  app.post('/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
+    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
+    const actor = actorOf(req);
+    const { outcome, applied } = await agent.importPayload(raw, actor);
+    log.info(`command line: payload imported by ${actor} (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
+    res.json({ outcome, applied });
+  });
+
+  app.post('/force-apply', json, async (req, res) => {
+    const body = parseBody(ForceApplyBody, req.body);
+    const actor = actorOf(req);
+    const result = await agent.forceApply(body.inboxId, actor, body.reason);
+    log.warn(`command line: update #${body.inboxId} force-applied by ${actor}`);
+    res.json(result);
+  });
+
+  app.post('/ack-warnings', json, (req, res) => {
+    const body = parseBody(AckWarningsBody, req.body);
+    res.json({ acknowledged: agent.acknowledgeWarnings(actorOf(req), body.locationId) });
+  });
+
+  app.put('/paused', json, (req, res) => {
+    const body = parseBody(PausedBody, req.body);
+    const changed = agent.isPaused !== body.paused;
+    agent.setPaused(body.paused, actorOf(req));
+    const state = pauseState(agent.core.agentDb);
+    res.json({ paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
+  });
+
+  app.use((_req, _res, next) => next(new AppError('not_found', 404, 'no such control route')));
+  app.use(errorMiddleware(log));
+  return app;
+}
+
+export class ControlService implements AgentService {
+  readonly name = 'control';
+  private server: http.Server | null = null;
+  private endpoint: string | null = null;
+
+  constructor(private readonly log: Logger) {}
+
+  async start(agent: Agent): Promise<void> {
+    const endpoint = controlEndpoint(agent.config.dataDir);
+    if (process.platform !== 'win32') {
+      ensurePrivateRuntimeDir(endpoint, true);
+      // A socket left by a crash: this process holds the data folder's lock, so no agent uses it.
+      fs.rmSync(endpoint, { force: true });
+    }
+    const server = http.createServer(createControlApp(agent, this.log));
+    // An import of a large file may take a while to apply; the CLI waits for it.
+    server.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(endpoint, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    // The umask makes the socket owner-only; say so explicitly where the platform allows.
+    if (process.platform !== 'win32') fs.chmodSync(endpoint, 0o600);
+    this.server = server;
+    this.endpoint = endpoint;
+    this.log.info(`control channel for the command line at ${endpoint}`);
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.endpoint && process.platform !== 'win32') fs.rmSync(this.endpoint, { force: true });
+    this.endpoint = null;
+  }
+}
