@@ -311,13 +311,20 @@ export class StaffCache {
     return row ? toLocation(row) : null;
   }
 
-  /** Deletes every cached staff record and the sync history (docs/staff.md, "Personal data"). */
+  /**
+   * Deletes every cached staff record and the sync history (docs/staff.md, "Personal data"), then
+   * rebuilds staff.db (VACUUM) and empties its write-ahead log, so no page of either file still holds
+   * the deleted data (a DELETE alone only marks pages free).
+   */
   purge(): Record<string, number> {
     const tables = ['staff_employees', 'staff_employments', 'staff_divisions', 'staff_sources', 'staff_locations', 'staff_accrual', 'staff_submitted_residency', 'staff_sync_state'];
     const removed: Record<string, number> = {};
+    this.db.pragma('secure_delete = ON');
     this.db.transaction(() => {
       for (const t of tables) removed[t] = this.db.prepare(`DELETE FROM ${t}`).run().changes;
     }).immediate();
+    this.db.exec('VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
     return removed;
   }
 }

@@ -6,12 +6,15 @@ import { addDays, todayIn, type IsoDate } from '../domain/dates';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
 import type { Db } from '../store/database';
+import type { RangePruneBatch, RangePruneRequest } from '../sync/range-prune';
 import { localTime, pruneCountsText, retentionPanel } from './panels';
 
 /**
  * Retention: what the agent forgets, and when. Each kind of row is pruned in small transactions
- * (`batchSize` rows) with a turn of the event loop between them, so the webhook and the applier (same
- * connection) never wait long behind a prune, and the till (its own WAL reader) is never blocked.
+ * (`batchSize` rows). agent.db's rows (bodies, quarantine, deliveries) are pruned here, with a turn of
+ * the event loop between batches, so the receiver never waits long behind a prune. The till's ended
+ * ranges are menu rows, whose one writer is the applier thread: each of their batches is one request
+ * to it (RangePruner), so applies interleave with them; the till (its own WAL reader) is never blocked.
  */
 
 export interface RetentionCutoffs {
@@ -57,18 +60,19 @@ export interface PruneReport {
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** One kind of prunable row: a statement that handles at most `limit` rows and reports how many. */
+/** One batch of the till's ended ranges, run by the one writer of the menu (ApplierHost.pruneRanges). */
+export type RangePruner = (request: RangePruneRequest) => Promise<RangePruneBatch>;
+
+/** One kind of prunable row: one batch of at most `limit` rows, reporting how many and how long. */
 interface PruneStep {
   readonly key: keyof PruneCounts;
-  /** The file the step writes: its batch is one transaction there. */
-  readonly db: Db;
-  readonly run: (limit: number) => number;
+  readonly run: (limit: number) => Promise<RangePruneBatch>;
 }
 
-/** The two files retention prunes: agent.db (bodies, quarantine, history) and the till's ended ranges. */
+/** What retention prunes: agent.db here, and the till's ended ranges through the applier thread. */
 export interface PruneTarget {
   readonly agent: Db;
-  readonly till: Db;
+  readonly ranges: RangePruner;
 }
 
 function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
@@ -94,26 +98,31 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }) };
   const quarantine = db.prepare('DELETE FROM quarantine WHERE id IN (SELECT id FROM quarantine WHERE received_at < ? LIMIT ?)');
   const deliveries = db.prepare('DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < ? LIMIT ?)');
-  const prices = target.till.prepare('DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)');
-  const availability = target.till.prepare(
-    'DELETE FROM availability_ranges WHERE id IN (SELECT id FROM availability_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
-  );
+  /** An agent.db batch: one IMMEDIATE transaction on this thread, then a turn of the event loop. */
+  const local = (statement: { run(cutoff: string, limit: number): { changes: number } }, cutoff: string) => async (limit: number): Promise<RangePruneBatch> => {
+    if (!db.open) return { changed: 0, ms: 0 };
+    const t0 = performance.now();
+    const changed = db.transaction(() => statement.run(cutoff, limit).changes).immediate();
+    const ms = performance.now() - t0;
+    await yieldToEventLoop();
+    return { changed, ms };
+  };
   const list: PruneStep[] = [
-    { key: 'rawBodies', db, run: (n) => rawBodies.run(cutoffs.rawPayloadBefore, n).changes },
-    { key: 'conflictBodies', db, run: (n) => conflictBodies.run(cutoffs.quarantineBefore, n).changes },
-    { key: 'quarantine', db, run: (n) => quarantine.run(cutoffs.quarantineBefore, n).changes },
-    { key: 'deliveries', db, run: (n) => deliveries.run(cutoffs.deliveriesBefore, n).changes },
+    { key: 'rawBodies', run: local(rawBodies, cutoffs.rawPayloadBefore) },
+    { key: 'conflictBodies', run: local(conflictBodies, cutoffs.quarantineBefore) },
+    { key: 'quarantine', run: local(quarantine, cutoffs.quarantineBefore) },
+    { key: 'deliveries', run: local(deliveries, cutoffs.deliveriesBefore) },
   ];
-  for (const [locationId, before] of cutoffs.rangesEndedBefore) {
-    list.push({ key: 'priceRanges', db: target.till, run: (n) => prices.run(before, locationId, n).changes });
-    list.push({ key: 'availabilityRanges', db: target.till, run: (n) => availability.run(before, locationId, n).changes });
+  for (const [locationId, endedBefore] of cutoffs.rangesEndedBefore) {
+    list.push({ key: 'priceRanges', run: (batchSize) => target.ranges({ locationId, kind: 'price', endedBefore, batchSize }) });
+    list.push({ key: 'availabilityRanges', run: (batchSize) => target.ranges({ locationId, kind: 'availability', endedBefore, batchSize }) });
   }
   return list;
 }
 
 /**
- * Prunes everything past its cutoff, `batchSize` rows per IMMEDIATE transaction, yielding to the event
- * loop between batches. `shouldStop` lets the service end a run early when the agent stops.
+ * Prunes everything past its cutoff, `batchSize` rows per IMMEDIATE transaction. `shouldStop` lets the
+ * service end a run early when the agent stops.
  */
 export async function pruneDatabase(
   target: PruneTarget,
@@ -126,14 +135,11 @@ export async function pruneDatabase(
   let batches = 0;
   let longestBatchMs = 0;
   for (const step of steps(target, cutoffs)) {
-    while (!shouldStop() && step.db.open) {
-      const t0 = performance.now();
-      const changed = step.db.transaction(() => step.run(batchSize)).immediate();
-      const ms = performance.now() - t0;
+    while (!shouldStop() && target.agent.open) {
+      const { changed, ms } = await step.run(batchSize);
       longestBatchMs = Math.max(longestBatchMs, ms);
       batches += 1;
       counts[step.key] += changed;
-      await yieldToEventLoop();
       if (changed < batchSize) break;
     }
   }
@@ -254,15 +260,18 @@ export class RetentionService implements AgentService, AdminPanelProvider {
 
   async pruneNow(): Promise<PruneReport | null> {
     if (this.running) return this.running;
-    const core = this.agent?.core;
-    if (!core?.isOpen || this.stopping) return null;
-    const target: PruneTarget = { agent: core.agentDb, till: core.tillDb };
+    const agent = this.agent;
+    const core = agent?.core;
+    if (!agent || !core?.isOpen || this.stopping) return null;
+    const applier = agent.applier;
+    const target: PruneTarget = { agent: core.agentDb, ranges: (request) => applier.pruneRanges(request) };
+    const till = core.tillDb;
     const config = this.config;
     this.running = (async () => {
       try {
         const { effective, error } = this.effective();
         if (error) this.log.warn(`retention: using the configured periods; the window's settings cannot be read: ${error}`);
-        const cutoffs = retentionCutoffs({ ...config.retention, ...effective.days }, locationTimezones(target.till, config), this.clock());
+        const cutoffs = retentionCutoffs({ ...config.retention, ...effective.days }, locationTimezones(till, config), this.clock());
         const report = await pruneDatabase(target, cutoffs, config.retention.batchSize, () => this.stopping);
         this.lastReport = report;
         this.lastError = null;

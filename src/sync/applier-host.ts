@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import { ThreadClient } from '../threads/thread-client';
 import type { AppliedUpdate } from './applier';
+import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
 export interface ApplierHostEvents {
@@ -70,6 +71,12 @@ export class ApplierHost {
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<ForceApplyReply> {
     return this.thread.request<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
+  }
+
+  /** One batch of retention's range pruning, on the applier thread (the one writer of the menu). */
+  pruneRanges(request: RangePruneRequest): Promise<RangePruneBatch> {
+    if (this.closing) return Promise.resolve({ changed: 0, ms: 0 });
+    return this.thread.request<RangePruneBatch>({ type: 'prune-ranges', request });
   }
 
   /** Waits for the running apply (if any), closes the thread's connections and ends it. */

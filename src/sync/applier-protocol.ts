@@ -1,5 +1,6 @@
 import type { BaselinePolicy } from '../domain/sequence';
 import type { AppliedUpdate } from './applier';
+import type { RangePruneRequest } from './range-prune';
 
 /** The applier thread's start-up data. */
 export interface ApplierWorkerData {
@@ -12,6 +13,7 @@ export interface ApplierWorkerData {
 export type ApplierRequest =
   | { readonly type: 'drain' }
   | { readonly type: 'force-apply'; readonly inboxId: number; readonly actor: string; readonly reason: string }
+  | { readonly type: 'prune-ranges'; readonly request: RangePruneRequest }
   | { readonly type: 'close' };
 
 export interface DrainReply {

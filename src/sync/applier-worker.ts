@@ -3,6 +3,7 @@ import { describeError } from '../errors';
 import { openDatabase, storeFilePath } from '../store/database';
 import { serveRequests } from '../threads/serve';
 import { Applier } from './applier';
+import { pruneRangeBatch, type RangePruneBatch } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
 /**
@@ -33,7 +34,7 @@ function housekeeping(): void {
   agent.pragma('wal_checkpoint(PASSIVE)');
 }
 
-emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | ForceApplyReply | null => {
+emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | ForceApplyReply | RangePruneBatch | null => {
   switch (request.type) {
     case 'drain': {
       const applied = applier.drain();
@@ -46,6 +47,9 @@ emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | Force
       housekeeping();
       return { forced, then };
     }
+    case 'prune-ranges':
+      // One batch per request (retention's loop sends the next), so applies queued meanwhile interleave.
+      return pruneRangeBatch(till, request.request);
     case 'close': {
       for (const db of [till, agent]) {
         try {

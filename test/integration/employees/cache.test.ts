@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { AgentCore } from '../../../src/core';
 import { locationDescription } from '../../../src/employees/locations';
 import { StaffService } from '../../../src/employees/service';
 import { silentLogger } from '../../../src/log';
+import { storeFilePath } from '../../../src/store/database';
 import { startTestAgent } from '../../helpers/agent';
 import { tempDir } from '../../helpers/fixtures';
 import { SIM_TODAY, startSimulator, staffConfig } from './sim';
@@ -201,8 +203,13 @@ describe('StaffService as an agent service', () => {
     assert.equal(agent.agent.service<StaffService>('staff'), staff);
     for (let i = 0; i < 100 && staff.freshness().some((f) => f.refreshedAt === null); i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(staff.search('siobhan').results.length, 1);
+    const staffFile = storeFilePath(config.dataDir, 'staff');
+    const onDisk = (): string => [staffFile, `${staffFile}-wal`].map((f) => (fs.existsSync(f) ? fs.readFileSync(f).toString('latin1') : '')).join('');
+    assert.match(onDisk(), /Siobhan/i, 'the cached name is in staff.db before the purge');
     const removed = staff.purge();
     assert.ok(removed.staff_employees! > 0);
+    // No page of staff.db (or its write-ahead log) keeps the purged personal data.
+    assert.doesNotMatch(onDisk(), /Siobhan/i);
     assert.equal(staff.search('siobhan').results.length, 0);
     assert.equal(staff.freshness()[0]!.refreshedAt, null);
   });

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AgentCore } from '../../../src/core';
 import { silentLogger } from '../../../src/log';
-import { pruneDatabase, retentionCutoffs, RetentionService } from '../../../src/ops/retention';
+import { pruneDatabase, retentionCutoffs, RetentionService, type RangePruner } from '../../../src/ops/retention';
+import { pruneRangeBatch } from '../../../src/sync/range-prune';
+
+/** No agent runs in these tests: the till's ranges are pruned here, as the applier thread would. */
+function inProcessRanges(till: Db): RangePruner {
+  return (request) => Promise.resolve(pruneRangeBatch(till, request));
+}
 import { databasePath, type Db } from '../../../src/store/database';
 import { startTestAgent } from '../../helpers/agent';
 import { testConfig } from '../../helpers/fixtures';
@@ -77,7 +83,7 @@ describe('retention', () => {
       seed(core, { oldRanges: 450, currentRanges: 50, oldBodies: 250 });
       const cutoffs = retentionCutoffs(config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
       assert.equal(cutoffs.rangesEndedBefore.get(10), '2025-06-01');
-      const report = await pruneDatabase({ agent: core.agentDb, till: core.tillDb }, cutoffs, config.retention.batchSize);
+      const report = await pruneDatabase({ agent: core.agentDb, ranges: inProcessRanges(core.tillDb) }, cutoffs, config.retention.batchSize);
       assert.deepEqual(report.counts, { rawBodies: 250, conflictBodies: 1, quarantine: 1200, deliveries: 1, priceRanges: 450, availabilityRanges: 450 });
       // 250 bodies = 3 batches, 1 conflict, 1200 quarantine = 13, 1 delivery, 450+450 ranges = 5+5.
       assert.equal(report.batches, 3 + 1 + 13 + 1 + 5 + 5);
@@ -92,7 +98,7 @@ describe('retention', () => {
       assert.equal(count(core.tillDb, "SELECT count(*) AS n FROM price_ranges WHERE date_to = '2025-06-02'"), 1);
       assert.equal(count(core.tillDb, 'SELECT count(*) AS n FROM availability_ranges'), 0);
       // A second run finds nothing.
-      const again = await pruneDatabase({ agent: core.agentDb, till: core.tillDb }, cutoffs, config.retention.batchSize);
+      const again = await pruneDatabase({ agent: core.agentDb, ranges: inProcessRanges(core.tillDb) }, cutoffs, config.retention.batchSize);
       assert.equal(Object.values(again.counts).reduce((a, b) => a + b, 0), 0);
     } finally {
       core.close();
@@ -128,7 +134,7 @@ describe('retention', () => {
       }
     })();
     const cutoffs = retentionCutoffs(t.config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
-    const report = await pruneDatabase({ agent: t.agent.core.agentDb, till: t.agent.core.tillDb }, cutoffs, t.config.retention.batchSize);
+    const report = await pruneDatabase({ agent: t.agent.core.agentDb, ranges: (request) => t.agent.applier.pruneRanges(request) }, cutoffs, t.config.retention.batchSize);
     pruning = false;
     await prober;
     reader.stdin.end();
