@@ -122,23 +122,104 @@ export async function backupDatabase(sources: BackupSources, dir: string, keep: 
   return { file: folder, name, bytes: sizeOf(folder), takenAt: now.toISOString(), kind: 'set' };
 }
 
-/** One backup set into `folder` (built as `<folder>.partial`, renamed when complete). */
+export interface SetConsistency {
+  readonly problems: string[];
+  /** Updates the till file has applied whose inbox row agent.db still shows pending: the agent finishes them on start (Applier.reconcile). */
+  readonly reconcilable: number[];
+}
+
+/**
+ * Do a till file and an agent.db belong together? Every update the till file lists as applied
+ * (applied_updates) must be the same update (location and ChangeSequence, not merely the same number)
+ * in agent.db's inbox, either 'applied' or still 'pending' (a crash, or a backup, between the apply's
+ * two commits: the agent's reconcile finishes it); and every inbox row agent.db calls applied must be
+ * in the till file. Done in SQL over the two files attached.
+ */
+export function checkSetConsistency(tillFile: string, agentFile: string): SetConsistency {
+  const db = new Database(tillFile, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('ATTACH DATABASE ? AS agent').run(agentFile);
+    const missing = db
+      .prepare(
+        `SELECT a.inbox_id, a.location_id, a.change_sequence, i.state, i.location_id AS inbox_location, i.change_sequence AS inbox_sequence
+         FROM main.applied_updates a LEFT JOIN agent.inbox i ON i.id = a.inbox_id
+         WHERE i.id IS NULL OR i.location_id <> a.location_id OR i.change_sequence <> a.change_sequence OR i.state NOT IN ('applied', 'pending')
+         ORDER BY a.inbox_id LIMIT 10`,
+      )
+      .all() as { inbox_id: number; location_id: number; change_sequence: number; state: string | null; inbox_location: number | null; inbox_sequence: number | null }[];
+    const unapplied = db
+      .prepare(
+        `SELECT i.id, i.location_id, i.change_sequence FROM agent.inbox i
+         WHERE i.state = 'applied' AND NOT EXISTS (SELECT 1 FROM main.applied_updates a WHERE a.inbox_id = i.id)
+         ORDER BY i.id LIMIT 10`,
+      )
+      .all() as { id: number; location_id: number; change_sequence: number }[];
+    const reconcilable = (
+      db
+        .prepare(
+          `SELECT a.inbox_id FROM main.applied_updates a
+           JOIN agent.inbox i ON i.id = a.inbox_id AND i.location_id = a.location_id AND i.change_sequence = a.change_sequence
+           WHERE i.state = 'pending' ORDER BY a.inbox_id`,
+        )
+        .all() as { inbox_id: number }[]
+    ).map((r) => r.inbox_id);
+    const problems = [
+      ...missing.map((r) =>
+        r.state === null || r.inbox_location !== r.location_id || r.inbox_sequence !== r.change_sequence
+          ? `pos-sync.db has update #${r.inbox_id} (location ${r.location_id}, ChangeSequence ${r.change_sequence}) applied, which agent.db does not hold`
+          : `pos-sync.db has update #${r.inbox_id} applied, which agent.db calls ${r.state}`,
+      ),
+      ...unapplied.map((r) => `agent.db calls update #${r.id} (location ${r.location_id}, ChangeSequence ${r.change_sequence}) applied; pos-sync.db does not have it`),
+    ];
+    return { problems, reconcilable };
+  } finally {
+    db.close();
+  }
+}
+
+/** One file's online copy, made self-contained (rollback journal: no -wal/-shm needed beside it). */
+async function copyOut(db: Db, target: string): Promise<void> {
+  await db.backup(target);
+  const copy = new Database(target);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+  makePrivateFile(target);
+  fsyncPath(target);
+}
+
+/** How often a set is retaken when an update was received and applied between its two copies. */
+export const CONSISTENCY_ATTEMPTS = 5;
+
+/**
+ * One backup set into `folder` (built as `<folder>.partial`, renamed when complete). agent.db is
+ * copied first, then pos-sync.db: an apply that commits between the two copies is in the till copy
+ * with its inbox row still 'pending' in the agent.db copy, which is consistent (the restored agent
+ * finishes it). The one case that is not (an update received *and* applied between the copies) is
+ * found by checkSetConsistency, and the pair is taken again.
+ */
 export async function writeBackupSet(sources: BackupSources, folder: string, now: Date): Promise<void> {
   const partial = `${folder}.partial`;
   fs.rmSync(partial, { recursive: true, force: true });
   try {
-    makePrivateDir(partial);
     const files: { file: string; db: Db; kind: StoreFileKind }[] = [
       { file: AGENT_FILE, db: sources.agent, kind: 'agent' },
       { file: TILL_FILE, db: sources.till, kind: 'till' },
       ...(sources.staff ? [{ file: STAFF_FILE, db: sources.staff, kind: 'staff' as const }] : []),
     ];
-    for (const f of files) {
-      const target = path.join(partial, f.file);
-      await f.db.backup(target);
-      makePrivateFile(target);
-      fsyncPath(target);
+    let problems: string[] = [];
+    for (let attempt = 1; attempt <= CONSISTENCY_ATTEMPTS; attempt++) {
+      fs.rmSync(partial, { recursive: true, force: true });
+      makePrivateDir(partial);
+      await copyOut(sources.agent, path.join(partial, AGENT_FILE));
+      await copyOut(sources.till, path.join(partial, TILL_FILE));
+      problems = checkSetConsistency(path.join(partial, TILL_FILE), path.join(partial, AGENT_FILE)).problems;
+      if (problems.length === 0) break;
     }
+    if (problems.length > 0) throw new AppError('backup_failed', 500, `the backup's files did not agree after ${CONSISTENCY_ATTEMPTS} attempts: ${problems.join('; ')}`);
+    if (sources.staff) await copyOut(sources.staff, path.join(partial, STAFF_FILE));
     const locations = sources.till.prepare('SELECT location_id AS locationId, last_change_sequence AS lastChangeSequence FROM locations ORDER BY location_id').all();
     const manifest = {
       takenAt: now.toISOString(),
@@ -242,13 +323,30 @@ export function checkBackupFile(candidate: string): CandidateCheck {
     let locations: CandidateCheck['locations'] = [];
     if (problems.length === 0 && opened.till && opened.agent) {
       locations = locationsOf(opened.till);
-      const inTill = new Set((opened.till.prepare('SELECT inbox_id FROM applied_updates').all() as { inbox_id: number }[]).map((r) => r.inbox_id));
-      const missing = (opened.agent.prepare("SELECT id FROM inbox WHERE state = 'applied'").all() as { id: number }[]).filter((r) => !inTill.has(r.id));
-      if (missing.length > 0) problems.push(`agent.db calls ${missing.length} update(s) applied that pos-sync.db does not have (e.g. #${missing[0]!.id}): the files are not from the same set`);
+      const consistency = checkSetConsistency(path.join(candidate, TILL_FILE), path.join(candidate, AGENT_FILE));
+      for (const problem of consistency.problems) problems.push(`${problem}: the files are not from the same set`);
     }
     return { ok: problems.length === 0, kind: 'set', problems, migrations, locations, includesStaff };
   } finally {
     for (const db of Object.values(opened)) db.close();
+  }
+}
+
+/** Written before a restore swaps the files in, removed after: still there means a restore was cut short. */
+export const RESTORE_JOURNAL = 'restore-in-progress.json';
+
+export function restoreJournalFile(dataDir: string): string {
+  return path.join(dataDir, RESTORE_JOURNAL);
+}
+
+/** The restore that was cut short on this data folder, if any. */
+export function interruptedRestore(dataDir: string): { from: string; startedAt: string } | null {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(restoreJournalFile(dataDir), 'utf8')) as { from?: unknown; startedAt?: unknown };
+    return { from: String(parsed.from), startedAt: String(parsed.startedAt) };
+  } catch (err) {
+    // Unreadable but present (cut short while writing it): still a restore that did not finish.
+    return fs.existsSync(restoreJournalFile(dataDir)) ? { from: '(unknown)', startedAt: describeError(err) } : null;
   }
 }
 
@@ -302,25 +400,40 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
     }
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const put = (from: string, kind: StoreFileKind): void => {
+  /** A backup file copied in full next to the live one (`*.restoring`), owner-only and on disk. */
+  const stage = (from: string, kind: StoreFileKind): [staged: string, target: string] => {
     const target = live(kind);
     const incoming = `${target}.restoring`;
     fs.copyFileSync(from, incoming);
     // copyFile copies the source's mode; the live files are owner-only whatever the backup's was.
     makePrivateFile(incoming);
     fsyncPath(incoming);
-    for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
-    fs.renameSync(incoming, target);
+    return [incoming, target];
   };
+  // Every file is staged before any live file is touched, so the swaps run back to back; the journal
+  // names the backup should the machine stop between two swaps (start-up refuses until the same
+  // restore is run again, and `ops status` shows it).
+  const incoming: [string, string][] =
+    check.kind === 'single-file'
+      ? [stage(source, 'till')]
+      : [
+          stage(path.join(source, AGENT_FILE), 'agent'),
+          stage(path.join(source, TILL_FILE), 'till'),
+          ...(check.includesStaff ? [stage(path.join(source, STAFF_FILE), 'staff')] : []),
+        ];
+  const journal = restoreJournalFile(config.dataDir);
+  fs.writeFileSync(journal, `${JSON.stringify({ from: source, startedAt: now.toISOString() })}\n`, { mode: 0o600 });
+  fsyncPath(journal);
+  for (const [staged, target] of incoming) {
+    for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
+    fs.renameSync(staged, target);
+  }
   if (check.kind === 'single-file') {
     // A 0.1 backup: it becomes the till file again and the next open splits it into the three files.
-    put(source, 'till');
     for (const kind of ['agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}`, { force: true });
-  } else {
-    put(path.join(source, AGENT_FILE), 'agent');
-    put(path.join(source, TILL_FILE), 'till');
-    if (check.includesStaff) put(path.join(source, STAFF_FILE), 'staff');
   }
+  fsyncPath(config.dataDir);
+  fs.rmSync(journal, { force: true });
   fsyncPath(config.dataDir);
   // Bring the files to this build's schema (splitting a 0.1 file) and record who restored what.
   const store = openStore(config.dataDir);

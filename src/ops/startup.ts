@@ -8,6 +8,7 @@ import { Agent, type AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { ConfigError, describeError, type ConfigProblem } from '../errors';
 import type { Logger } from '../log';
+import { interruptedRestore } from './backup';
 import { acquireAgentLock, type InstanceLock } from './instance';
 import { backupDir, logDir } from './paths';
 import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';
@@ -113,6 +114,13 @@ export function dataDirProblems(config: Readonly<Config>): ConfigProblem[] {
         problems.push({ field: 'dataDir', message: `${path.join(config.dataDir, name)} is not writable (${code(err)}): give the agent's account write access to it` });
       }
     }
+  }
+  const cutShort = data ? null : interruptedRestore(config.dataDir);
+  if (cutShort) {
+    problems.push({
+      field: 'dataDir',
+      message: `a restore from ${cutShort.from} (started ${cutShort.startedAt}) was cut short, so the data files may be from two different sets: run \`pos-sync-agent restore ${cutShort.from}\` again, then start the agent`,
+    });
   }
   if (config.log.dir) {
     const logs = writableFolderProblem('log.dir', config.log.dir);

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema';
-import { listBackups } from './backup';
+import { interruptedRestore, listBackups } from './backup';
 import { clockState } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk, formatBytes } from './disk';
@@ -33,5 +33,7 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
         : 'Backups: disabled',
   );
   for (const warning of clock.warnings) lines.push(`Clock: ${warning}`);
-  return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock } };
+  const restore = interruptedRestore(config.dataDir);
+  if (restore) lines.unshift(`RESTORE INTERRUPTED: the restore from ${restore.from} (started ${restore.startedAt}) did not finish; run \`pos-sync-agent restore ${restore.from}\` again before starting the agent`);
+  return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock, interruptedRestore: restore } };
 }

@@ -94,7 +94,7 @@ export class Applier {
         `INSERT INTO applied_updates (inbox_id, location_id, change_sequence, applied_at, apply_ms, baseline, forced, rows_written)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      pendingIds: agent.prepare<[], { id: number; location_id: number }>("SELECT id, location_id FROM inbox WHERE state = 'pending'"),
+      pendingIds: agent.prepare<[], { id: number; location_id: number; change_sequence: number }>("SELECT id, location_id, change_sequence FROM inbox WHERE state = 'pending'"),
       pendingLocations: agent.prepare<[], { location_id: number }>("SELECT DISTINCT location_id FROM inbox WHERE state = 'pending' ORDER BY location_id"),
       pendingFor: agent.prepare<[number], PendingRow & { received_at: string; source: string }>(
         "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
@@ -125,9 +125,10 @@ export class Applier {
    */
   reconcile(): number {
     let finished = 0;
-    for (const { id } of this.stmt.pendingIds.all()) {
+    for (const { id, location_id, change_sequence } of this.stmt.pendingIds.all()) {
       const record = this.stmt.appliedRecord.get(id);
-      if (!record) continue;
+      // The same update, not merely the same number: an agent.db from another set could reuse the id.
+      if (!record || record.location_id !== location_id || record.change_sequence !== change_sequence) continue;
       // The warnings were not recorded: derive them again from the stored body (same plan, same warnings).
       let plan: UpdatePlan | null = null;
       try {

@@ -6,7 +6,9 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { startTestAgent } from '../../helpers/agent';
 import { item, price, tempDir, testConfig, update } from '../../helpers/fixtures';
-import { BackupService, backupDatabase, checkBackupFile, listBackups, restoreDatabase } from '../../../src/ops/backup';
+import { BackupService, backupDatabase, checkBackupFile, listBackups, restoreDatabase, restoreJournalFile } from '../../../src/ops/backup';
+import { startAgent } from '../../../src/ops/startup';
+import { ConfigError } from '../../../src/errors';
 import { InstanceService } from '../../../src/ops/instance';
 import { backupDir } from '../../../src/ops/paths';
 import { silentLogger } from '../../../src/log';
@@ -206,5 +208,75 @@ describe('backup and restore', () => {
       till.close();
     }
     await restoreDatabase(config, backup);
+  });
+
+  it('an update received and applied between the copies of agent.db and the till file makes the set be taken again', async () => {
+    const t = await startTestAgent({});
+    for (const n of [1, 2]) assert.equal((await t.post(chain(n))).status, 200);
+    await t.settle();
+    const live = { agent: t.agent.core.agentDb, till: t.agent.core.tillDb };
+    let tillCopies = 0;
+    // The till's copy starts only after a whole delivery went through: stored in agent.db (already
+    // copied) and applied to the till file (about to be copied).
+    const till = new Proxy(live.till, {
+      get(target, prop, receiver) {
+        if (prop === 'backup') {
+          return async (file: string) => {
+            tillCopies += 1;
+            if (tillCopies === 1) {
+              assert.equal((await t.post(chain(3))).status, 200);
+              await t.settle();
+            }
+            return target.backup(file);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const made = await backupDatabase({ ...live, till }, tempDir(), 3);
+    assert.equal(tillCopies, 2, 'the inconsistent first attempt was retaken');
+    const check = checkBackupFile(made.file);
+    assert.equal(check.ok, true, check.problems.join('; '));
+    assert.deepEqual(check.locations, [{ locationId: 10, lastChangeSequence: 103 }]);
+  });
+
+  it('refuses a set whose till file names an update agent.db does not hold (files from different sets)', async () => {
+    const a = await startTestAgent({});
+    for (const n of [1, 2, 3]) await a.post(chain(n));
+    await a.settle();
+    const b = await startTestAgent({});
+    for (const n of [1]) await b.post(chain(n));
+    await b.settle();
+    const setA = (await backupDatabase({ agent: a.agent.core.agentDb, till: a.agent.core.tillDb }, tempDir(), 3)).file;
+    const setB = (await backupDatabase({ agent: b.agent.core.agentDb, till: b.agent.core.tillDb }, tempDir(), 3)).file;
+    // A hand-made mix: the till file of A (three applied) with the agent.db of B (one).
+    fs.copyFileSync(path.join(setB, 'agent.db'), path.join(setA, 'agent.db'));
+    const check = checkBackupFile(setA);
+    assert.equal(check.ok, false);
+    assert.match(check.problems.join('; '), /pos-sync\.db has update #\d+ \(location 10, ChangeSequence 10[23]\) applied, which agent\.db does not hold: the files are not from the same set/);
+  });
+
+  it('a restore cut short between its swaps stops start-up and shows in ops status until it is run again', async () => {
+    const dataDir = tempDir();
+    const config = testConfig({ dataDir });
+    const source = new AgentCore(config, silentLogger);
+    const backup = (await backupDatabase({ agent: source.agentDb, till: source.tillDb }, tempDir(), 3)).file;
+    source.close();
+    // What restoreDatabase leaves when the machine stops between two renames: its journal.
+    fs.writeFileSync(restoreJournalFile(dataDir), JSON.stringify({ from: backup, startedAt: '2026-11-22T03:00:00.000Z' }));
+    await assert.rejects(startAgent(config, silentLogger, []), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /dataDir: a restore from .* was cut short.*run `pos-sync-agent restore .*` again, then start the agent/);
+      return true;
+    });
+    const configFile = path.join(dataDir, 'config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ dataDir }));
+    const ops = spawnSync(process.execPath, [CLI, 'ops', 'status', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+    assert.match(ops.stdout, /RESTORE INTERRUPTED: the restore from .* did not finish/);
+    await restoreDatabase(config, backup);
+    assert.equal(fs.existsSync(restoreJournalFile(dataDir)), false, 'a finished restore removes its journal');
+    const started = await startAgent(config, silentLogger, []);
+    await started.stop();
   });
 });
