@@ -152,6 +152,11 @@ export const TunnelSchema = z.strictObject({
   /** The tunnel's own secret (cloudflared token, ngrok authtoken): given to the child in `tokenEnv`, never on its command line. */
   token: z.string().min(1).nullable().default(null),
   tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('TUNNEL_TOKEN'),
+  /**
+   * Names of the agent's environment variables the tunnel program also gets, beyond the base list
+   * (PATH, HOME, TEMP, proxies, ...: src/ops/tunnel-process.ts). POS_SYNC_* variables never pass.
+   */
+  passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
   healthCheckIntervalSeconds: z.number().min(0.05).default(60),
   healthCheckTimeoutSeconds: z.number().min(0.05).default(10),
   /** Restart the tunnel after this many failed checks in a row while it runs (0: never restart for that). */

@@ -9,6 +9,7 @@ import { redactor, type Logger } from '../log';
 import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from './clock';
 import { localTime, tunnelAlerts, tunnelPanel } from './panels';
 import { tunnelStateFile } from './paths';
+import { signalTree, trackForExit, tunnelEnvironment } from './tunnel-process';
 
 /**
  * Supervises the site's tunnel program (cloudflared, ngrok...) as a child process: restarts it with
@@ -94,6 +95,7 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
   private checking = false;
   /** Set while we stop the child ourselves, so its exit is not taken for a crash. */
   private killing = false;
+  private restarting: Promise<void> | null = null;
   private exited: Promise<void> = Promise.resolve();
   private spawnArgs: string[] = [];
   private readonly now: () => number;
@@ -126,6 +128,8 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // A restart in flight finishes its kill first (it launches nothing once stopping is set).
+    await this.restarting;
     for (const timer of [this.checkTimer, this.wakeTimer]) if (timer) clearInterval(timer);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.checkTimer = this.wakeTimer = this.restartTimer = null;
@@ -169,8 +173,18 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
   }
 
   /** Restart now (the window's button, a wake-up, a dead public URL). */
-  async restart(reason: string): Promise<void> {
-    if (this.stopping) return;
+  restart(reason: string): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    // One restart at a time: a second asked for meanwhile (a wake-up and a failed check together)
+    // joins the running one, so there is never more than one child.
+    if (this.restarting) return this.restarting;
+    this.restarting = this.restartOnce(reason).finally(() => {
+      this.restarting = null;
+    });
+    return this.restarting;
+  }
+
+  private async restartOnce(reason: string): Promise<void> {
     this.log.warn(`tunnel: restarting (${reason})`);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
@@ -244,13 +258,15 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
   /** Starts the program; `reason` says why this is a restart (kept on show until a check succeeds). */
   private launch(reason: string | null): void {
     if (this.stopping) return;
-    const env = { ...process.env };
-    if (this.tunnel.token) env[this.tunnel.tokenEnv] = this.tunnel.token;
+    // Only what a tunnel needs, never the agent's secrets (tunnel-process.ts).
+    const env = tunnelEnvironment(process.env, this.tunnel);
     this.nextRestartAt = null;
     this.failedChecks = 0;
     let child: ChildProcess;
     try {
-      child = spawn(this.tunnel.command, this.spawnArgs, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      // Its own process group on POSIX, so stopping it also stops whatever it started.
+      child = spawn(this.tunnel.command, this.spawnArgs, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: process.platform !== 'win32' });
+      trackForExit(child);
     } catch (err) {
       this.onExit(null, null, `cannot start ${this.tunnel.command}: ${describeError(err)}`);
       return;
@@ -332,8 +348,9 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
     if (!child) return;
     const exited = this.exited;
     this.killing = true;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), this.tunnel.stopTimeoutMs);
+    signalTree(child, 'SIGTERM');
+    // A program that ignores SIGTERM (or hangs) is ended after stopTimeoutMs, with all it started.
+    const timer = setTimeout(() => signalTree(child, 'SIGKILL'), this.tunnel.stopTimeoutMs);
     try {
       await exited;
     } finally {

@@ -3,13 +3,24 @@
 // to hang ("hang": accept connections and never answer, as a tunnel with a dead upstream does).
 // It prints log lines like a real tunnel, including one naming the token variable it received, so
 // tests can check that the supervisor redacts the token from what it keeps and logs.
+// Test options: --report-env FILE writes the names of the environment variables it got; --ignore-term
+// makes it ignore SIGTERM (a hung tunnel); --grandchild FILE starts a child of its own and writes its pid.
 // Usage: node stand-in-tunnel.mjs --listen PORT --target PORT --control FILE [--token-env NAME]
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { listen: { type: 'string' }, target: { type: 'string' }, control: { type: 'string' }, 'token-env': { type: 'string' } },
+  options: {
+    listen: { type: 'string' },
+    target: { type: 'string' },
+    control: { type: 'string' },
+    'token-env': { type: 'string' },
+    'report-env': { type: 'string' },
+    'ignore-term': { type: 'boolean' },
+    grandchild: { type: 'string' },
+  },
 });
 const listenPort = Number(values.listen);
 const targetPort = Number(values.target);
@@ -29,6 +40,12 @@ log(`Starting stand-in tunnel pid=${process.pid} listen=${listenPort} target=${t
 const token = process.env[tokenEnv];
 // Deliberately careless, like some real programs: prints its credential. The supervisor must redact it.
 if (token) log(`Using ${tokenEnv}=${token}`);
+
+if (values['report-env']) fs.writeFileSync(values['report-env'], JSON.stringify(Object.keys(process.env).sort()));
+if (values.grandchild) {
+  const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  fs.writeFileSync(values.grandchild, String(helper.pid));
+}
 
 const sockets = new Set();
 const server = net.createServer((client) => {
@@ -58,6 +75,10 @@ setInterval(() => {
   }
 }, 50);
 process.on('SIGTERM', () => {
+  if (values['ignore-term']) {
+    log('Received SIGTERM, ignoring it');
+    return;
+  }
   log('Received SIGTERM, shutting down');
   for (const s of sockets) s.destroy();
   server.close(() => process.exit(0));

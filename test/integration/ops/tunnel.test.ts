@@ -157,4 +157,75 @@ describe('tunnel supervision (with a stand-in tunnel)', () => {
       await stop();
     }
   });
+
+  it('the tunnel program gets an allow-listed environment and its own token, never the agent\'s secrets', async () => {
+    const report = path.join(tempDir(), 'env.json');
+    process.env.POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN = 'must-not-reach-the-tunnel';
+    process.env.SOME_UNRELATED_VARIABLE = 'x';
+    process.env.SITE_PROXY_HINT = 'y';
+    let setupResult: Awaited<ReturnType<typeof setup>> | null = null;
+    try {
+      const port = await freePort();
+      const control = path.join(tempDir(), 'control');
+      setupResult = await setup({
+        args: [STAND_IN, '--listen', String(port), '--target', '{webhookPort}', '--control', control, '--report-env', report],
+        publicUrl: `http://127.0.0.1:${port}`,
+        passEnv: ['SITE_PROXY_HINT', 'POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN'],
+      });
+      await until('the environment report', () => fs.existsSync(report) && fs.readFileSync(report, 'utf8').length > 0);
+      const names = JSON.parse(fs.readFileSync(report, 'utf8')) as string[];
+      assert.ok(names.includes('TUNNEL_TOKEN'), 'its own token');
+      assert.ok(names.includes('PATH'));
+      assert.ok(names.includes('SITE_PROXY_HINT'), 'a name the site passes with tunnel.passEnv');
+      assert.ok(!names.some((n) => n.startsWith('POS_SYNC_')), `no agent secret, even when listed in passEnv: ${names.join(', ')}`);
+      assert.ok(!names.includes('SOME_UNRELATED_VARIABLE'));
+    } finally {
+      delete process.env.POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN;
+      delete process.env.SOME_UNRELATED_VARIABLE;
+      delete process.env.SITE_PROXY_HINT;
+      await setupResult?.stop();
+    }
+  });
+
+  it('two restarts 7 ms apart of a tunnel that ignores SIGTERM start one child; stop ends it and what it started within 10 s', async () => {
+    const port = await freePort();
+    const dir = tempDir();
+    const control = path.join(dir, 'control');
+    const grandchildFile = path.join(dir, 'grandchild.pid');
+    const { supervisor, stop } = await setup({
+      args: [STAND_IN, '--listen', String(port), '--target', '{webhookPort}', '--control', control, '--ignore-term', '--grandchild', grandchildFile],
+      publicUrl: `http://127.0.0.1:${port}`,
+      stopTimeoutMs: 1000,
+      healthCheckIntervalSeconds: 60,
+    });
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await until('the first child', () => supervisor.state().pid !== null && fs.existsSync(grandchildFile));
+    const first = supervisor.state().pid!;
+    const firstGrandchild = Number(fs.readFileSync(grandchildFile, 'utf8'));
+    const restartsBefore = supervisor.state().restarts;
+    const a = supervisor.restart('test: first');
+    await new Promise((r) => setTimeout(r, 7));
+    const b = supervisor.restart('test: second');
+    await Promise.all([a, b]);
+    assert.equal(supervisor.state().restarts, restartsBefore + 1, 'the second restart joined the first');
+    assert.equal(alive(first), false, 'the old child is gone (killed after stopTimeoutMs)');
+    assert.equal(alive(firstGrandchild), false, 'and so is what it started (its process group)');
+    const second = supervisor.state().pid!;
+    assert.notEqual(second, first);
+    await until('the new grandchild', () => Number(fs.readFileSync(grandchildFile, 'utf8')) !== firstGrandchild);
+    const secondGrandchild = Number(fs.readFileSync(grandchildFile, 'utf8'));
+    const started = Date.now();
+    await stop();
+    // The promise to a site (issue 10): stopping ends every child within 10 s; not a speed measurement.
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal(alive(second), false);
+    assert.equal(alive(secondGrandchild), false);
+  });
 });
