@@ -6,6 +6,7 @@ import type { ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
+import { RefusalCounter } from './webhook/refusals';
 import { startWebhookServer, type RunningServer } from './webhook/server';
 
 /** Something the agent starts after the core and stops before closing it (admin UI, staff sync, tunnel...). */
@@ -27,7 +28,10 @@ export class Agent {
   /** Where deliveries and imports are stored: the inbox thread (its own agent.db connection). */
   readonly inbox: InboxHost;
   webhook: RunningServer | null = null;
+  /** Refused webhook calls, counted per reason and minute (webhook/refusals.ts). */
+  readonly refusals: RefusalCounter;
   private pollTimer: NodeJS.Timeout | null = null;
+  private refusalTimer: NodeJS.Timeout | null = null;
   private readonly started: AgentService[] = [];
   private stopping = false;
   /** Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent. */
@@ -39,6 +43,7 @@ export class Agent {
     private readonly services: readonly AgentService[] = [],
   ) {
     this.core = new AgentCore(config, log, { applier: 'none' });
+    this.refusals = new RefusalCounter(log);
     this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
       { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000 },
@@ -74,8 +79,11 @@ export class Agent {
       inbox: this.inbox,
       log,
       isReady: () => this.ready,
+      refusals: this.refusals,
       onStored: () => this.scheduleDrain(),
     });
+    this.refusalTimer = setInterval(() => this.refusals.roll(), 15_000);
+    this.refusalTimer.unref();
     log.info(`webhook receiver listening at ${this.webhook.url}`);
     this.pollTimer = setInterval(() => this.scheduleDrain(), config.sync.pollIntervalMs);
     this.pollTimer.unref();
@@ -127,6 +135,7 @@ export class Agent {
   async stop(): Promise<void> {
     this.ready = false;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.refusalTimer) clearInterval(this.refusalTimer);
     for (const service of this.started.reverse()) {
       try {
         await service.stop();
@@ -136,6 +145,7 @@ export class Agent {
     }
     this.started.length = 0;
     await this.webhook?.close();
+    this.refusals.close();
     this.webhook = null;
     this.stopping = true;
     await Promise.all([this.inbox.close(), this.applier.close()]);

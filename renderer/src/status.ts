@@ -59,6 +59,28 @@ function alertBanners(alerts: readonly OperationsAlert[], openOperations: () => 
   );
 }
 
+const REFUSAL_WORDS: Record<string, string> = {
+  missing_bearer_token: 'without the token',
+  invalid_bearer_token: 'with a wrong token',
+  origin_not_allowed: 'from an unexpected Origin',
+  browser_request: 'made by a web browser',
+  payload_too_large: 'too large',
+};
+
+/** Refused webhook calls over the last hour, in plain words (counted by the agent, not logged one by one). */
+function refusalLine(status: StatusResponse): HTMLElement {
+  const lastHour = Object.entries(status.refusals?.lastHour ?? {}).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  if (lastHour.length === 0) return h('p', { id: 'refusals', class: 'refusals', hidden: 'hidden' });
+  const total = lastHour.reduce((sum, [, n]) => sum + n, 0);
+  const parts = lastHour.map(([reason, n]) => `${n.toLocaleString()} ${REFUSAL_WORDS[reason] ?? reason}`);
+  return h(
+    'p',
+    { id: 'refusals', class: 'refusals', 'data-total': String(total) },
+    `Refused webhook calls in the last hour: ${parts.join(', ')}. `,
+    'If head office\'s own calls are among them, check the token and Origin they were given (Settings).',
+  );
+}
+
 export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void, openOperations: () => void = () => undefined): void {
   const chartHolder = container.querySelector('#chart-section');
   const banners = alertBanners(summary.alerts, openOperations);
@@ -69,10 +91,12 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
   }
   // The chart keeps its element across refreshes (uPlot owns it); only the location cards are rebuilt.
   const existing = container.querySelector('#location-cards');
+  const refusals = refusalLine(status);
   if (existing) {
     container.querySelector('#ops-alerts')?.replaceWith(banners);
     existing.replaceWith(list);
-  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, list, chartHolder);
+    container.querySelector('#refusals')?.replaceWith(refusals);
+  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, list, refusals, chartHolder);
 }
 
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {

@@ -1,6 +1,7 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
 import type { OperationsAlert, StatusLocation } from '../../src/admin/summary';
 import type { DeliveryRow, TillAnswer } from '../../src/store/read-models';
+import type { RefusalSnapshot } from '../../src/webhook/refusals';
 
 export type { DeliveryRow, OperationsAlert, StatusLocation, TillAnswer };
 
@@ -12,6 +13,8 @@ export interface StatusResponse {
   readonly pausedAt?: string | null;
   readonly gapAlertMinutes: number;
   readonly locations: StatusLocation[];
+  /** Refused webhook calls per reason (src/webhook/refusals.ts). */
+  readonly refusals?: RefusalSnapshot;
   /** Banners from the operations services (tunnel, disk, clock, backups). */
   readonly alerts: OperationsAlert[];
 }

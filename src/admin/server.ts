@@ -33,7 +33,7 @@ import { staffRoutes } from './staff-routes';
 import { secretsRoutes, type SecretsBridge } from './secrets-routes';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
-export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings'>;
+export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings' | 'refusals'>;
 
 export interface AdminDeps {
   readonly agent: AdminAgent;
@@ -205,6 +205,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
       paused: agent.isPaused,
       pausedBy: agent.core.pause().changedBy,
       pausedAt: agent.core.pause().changedAt,
+      refusals: agent.refusals.snapshot(),
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
       locations: core.status(),
       alerts: collectAlerts(agent, deps.panelServices, log),

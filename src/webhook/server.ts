@@ -9,6 +9,8 @@ import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
+import { markExpectsContinue, readLimitedBody, settleBeforeRefusal } from './body';
+import type { RefusalCounter } from './refusals';
 
 export interface WebhookDeps {
   readonly config: Config['webhook'];
@@ -17,6 +19,8 @@ export interface WebhookDeps {
   readonly log: Logger;
   /** False while the agent is still starting (or stopping): calls then get 503 with Retry-After. Default: always ready. */
   readonly isReady?: () => boolean;
+  /** Counts refused calls per reason (summarised in the log and shown in the window); optional in tests. */
+  readonly refusals?: RefusalCounter;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
   readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
 }
@@ -52,7 +56,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
   app.post(
     config.path,
     // Authenticate before reading a byte of the body, so strangers cannot fill the disk.
-    (req, _res, next) => {
+    (req, res, next) => {
       const decision = checkCaller(
         { origin: req.headers.origin, authorization: req.headers.authorization, secFetch: sentByBrowserFetch(req.headers) },
         { expectedOrigin: config.expectedOrigin, bearerToken: config.bearerToken },
@@ -61,12 +65,14 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
         next();
         return;
       }
-      log.warn(`webhook call refused (${decision.id}) from ${senderOf(req)}`);
-      next(new AppError(decision.id, decision.status, decision.message));
+      // Counted per reason and minute, not a log line each: a flood of refusals must not rotate away
+      // the lines that matter (refusals.ts).
+      deps.refusals?.count(decision.id);
+      const refusal = new AppError(decision.id, decision.status, decision.message);
+      void settleBeforeRefusal(req, res, config.maxBodyBytes).then(() => next(refusal));
     },
-    express.raw({ type: () => true, limit: config.maxBodyBytes }),
     async (req, res) => {
-      const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const raw = await readLimitedBody(req, res, config.maxBodyBytes);
       // A large body's memory moves to the inbox thread: keep what the log needs first.
       const bytes = raw.length;
       const contentType = req.headers['content-type'] ?? null;
@@ -102,7 +108,8 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
   // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
   // (Only an authenticated caller gets this far: auth runs before the body is read.)
   app.use(config.path, async (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
-    if ((err as { type?: unknown }).type === 'entity.too.large') {
+    if (err instanceof AppError && err.id === 'payload_too_large') {
+      deps.refusals?.count('payload_too_large');
       const declared = Number(req.headers['content-length']);
       try {
         await inbox.recordRefused({
@@ -115,7 +122,6 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       } catch (storeErr) {
         log.error('could not record a refused delivery:', storeErr);
       }
-      log.warn(`webhook body refused: over webhook.maxBodyBytes (${config.maxBodyBytes}) from ${senderOf(req)}`);
     }
     next(err);
   });
@@ -155,6 +161,12 @@ export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServ
       log.warn(`the webhook receiver listens on ${config.host} over plain HTTP: head office needs HTTPS, so put a tunnel or TLS proxy in front, or set webhook.tls`);
     }
   }
+  // "Expect: 100-continue": the body is asked for only once the call is authenticated and its declared
+  // size acceptable (body.ts); Node would otherwise answer "continue" at once.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    markExpectsContinue(req);
+    server.emit('request', req, res);
+  });
   // Guard against slow or stalled clients holding sockets open.
   server.headersTimeout = config.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs;

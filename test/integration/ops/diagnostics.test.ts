@@ -41,7 +41,7 @@ describe('diagnostics bundle', () => {
     fs.mkdirSync(logs, { recursive: true });
     fs.writeFileSync(
       path.join(logs, 'agent.log'),
-      `[info] applied location 7 change 2\n[warn] staff lookup for jo.bloggs@example.co.uk (${NI}) failed\n[error] token was ${BEARER}\n`,
+      `[info] applied location 7 change 2\n[warn] staff lookup for jo.bloggs@example.co.uk (${NI}) failed\n[error] token was ${BEARER}\n[warn] webhook call refused (invalid_bearer_token) from 203.0.113.9 (forwarded for 198.51.100.23, 2001:db8:85a3::8a2e:370:7334)\n`,
     );
 
     const out = path.join(tempDir(), 'diag.zip');
@@ -75,7 +75,8 @@ describe('diagnostics bundle', () => {
     assert.match(text('logs/agent.log'), /staff lookup for <email> \(<NI number>\) failed/);
 
     const everything = [...zip.values()].map((b) => b.toString('utf8')).join('\n');
-    for (const forbidden of [BEARER, EMPLOYEE_PASSWORD, TUNNEL_ARG_TOKEN, STAFF_NAME, NI, PAYLOAD_MARKER, 'jo.bloggs', '127.0.0.1 ', 'not json']) {
+    assert.match(text('logs/agent.log'), /refused \(invalid_bearer_token\) from <ip> \(forwarded for <ip>, <ip>\)/);
+    for (const forbidden of ['203.0.113.9', '198.51.100.23', '2001:db8:85a3', BEARER, EMPLOYEE_PASSWORD, TUNNEL_ARG_TOKEN, STAFF_NAME, NI, PAYLOAD_MARKER, 'jo.bloggs', '127.0.0.1 ', 'not json']) {
       assert.ok(!everything.includes(forbidden), `the bundle contains ${forbidden}`);
     }
   });
