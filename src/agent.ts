@@ -41,7 +41,7 @@ export class Agent {
     this.core = new AgentCore(config, log, { applier: 'none' });
     this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
-      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000 },
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone } },
       log,
       {
         applied: (u) => this.core.logApplied(u),
