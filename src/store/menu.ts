@@ -54,6 +54,18 @@ function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDat
 }
 
 /**
+ * Whether replacing the `remove` rows of `before` by `add` leaves the same dates with the same values:
+ * an update that resends a range as it was (the overlay replaces it with an equal one).
+ */
+function sameRanges<V>(before: readonly DatedValue<V>[], remove: readonly number[], add: readonly DatedValue<V>[], equals: (a: V, b: V) => boolean): boolean {
+  if (remove.length !== add.length) return false;
+  const removed = new Set(remove);
+  const gone = before.filter((r) => r.id !== undefined && removed.has(r.id)).sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const added = [...add].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  return gone.length === added.length && gone.every((r, i) => r.from === added[i]!.from && r.to === added[i]!.to && equals(r.value, added[i]!.value));
+}
+
+/**
  * Writes an update plan into the till file's menu tables. Must run inside the caller's transaction: the
  * applier commits the menu change, the location's sequence and the applied_updates record together.
  */
@@ -157,6 +169,8 @@ export class MenuWriter {
           }));
         const after = overlayAll(before, incoming.map((p) => ({ from: p.from, to: p.to, value: p.value })), samePriceValue);
         const { remove, add } = diffRanges(before, after);
+        // Resent as it was: keep the rows (and their source update) and record no change.
+        if (sameRanges(before, remove, add, samePriceValue)) continue;
         for (const id of remove) this.deletePrice.run(id);
         for (const r of add) {
           const v = r.value;
@@ -164,7 +178,7 @@ export class MenuWriter {
           crashPoint('apply-row');
         }
         rowsWritten += add.length;
-        if (remove.length > 0 || add.length > 0) changed = true;
+        changed = true;
       }
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
@@ -173,13 +187,14 @@ export class MenuWriter {
           .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
+        if (sameRanges(before, remove, add, (a, b) => a === b)) continue;
         for (const id of remove) this.deleteAvailability.run(id);
         for (const r of add) {
           this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
           crashPoint('apply-row');
         }
         rowsWritten += add.length;
-        if (remove.length > 0 || add.length > 0) changed = true;
+        changed = true;
       }
       if (changed) {
         this.insertChange.run(location, item.itemId, item.plu, inboxId, plan.changeSequence, appliedAt);
