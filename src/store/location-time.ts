@@ -34,7 +34,7 @@ export function offsetTodaySql(loc: string, now: string): string {
  * the location's configured timezone, which is what the applier writes the offsets from).
  */
 export function locationToday(till: Db, locationId: number, at: Date = new Date()): IsoDate | null {
-  const row = till.prepare<[string], { today: string | null }>(`SELECT ${offsetTodaySql(String(Math.trunc(locationId)), '?')} AS today`).get(sqliteUtc(at.getTime()));
+  const row = till.prepare<[{ now: string }], { today: string | null }>(`SELECT ${offsetTodaySql(String(Math.trunc(locationId)), '@now')} AS today`).get({ now: sqliteUtc(at.getTime()) });
   const today = row?.today ?? null;
   return today !== null && isIsoDate(today) ? today : null;
 }
