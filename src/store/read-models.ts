@@ -128,3 +128,14 @@ export interface UpcomingChanges {
   readonly windows: readonly { readonly locationId: number; readonly from: string; readonly to: string }[];
   readonly changes: readonly UpcomingChange[];
 }
+
+/** GET /api/changes (the window's Coming up tab); src/admin/changes-schema.ts checks it. */
+export interface ComingUpReply {
+  readonly days: number;
+  readonly search: string;
+  readonly windows: readonly { readonly locationId: number; readonly from: string; readonly to: string }[];
+  /** Every change that matches the search, before the limit. */
+  readonly total: number;
+  /** The first of them (at most COMING_UP_LIMIT), in date order. */
+  readonly changes: readonly UpcomingChange[];
+}
