@@ -87,15 +87,17 @@ describe('Coming up tab in Chromium', { timeout: 120_000 }, async () => {
 
   it('searches by name and by PLU as you type', async () => {
     await page.locator('#coming-search').fill('burger');
-    await page.waitForFunction(() => document.querySelectorAll('#coming-results .coming-day').length === 1);
+    await page.locator('#coming-count').filter({ hasText: /^1 change in / }).waitFor();
+    assert.equal(await page.locator('#coming-results .coming-day').count(), 1);
     assert.match(await page.locator('#coming-results').innerText(), /Cheeseburger/);
     assert.doesNotMatch(await page.locator('#coming-results').innerText(), /Breakfast/);
     await page.locator('#coming-search').fill('3001');
-    await page.waitForFunction(() => document.querySelectorAll('#coming-results .coming-day').length === 2);
+    await page.locator('#coming-count').filter({ hasText: /^2 changes in / }).waitFor();
+    assert.equal(await page.locator('#coming-results .coming-day').count(), 2);
     assert.match(await page.locator('#coming-count').innerText(), /^2 changes/);
     await page.locator('#coming-location').selectOption('3021');
     // One location chosen: the count names its own dates, and the Location column goes.
-    await page.waitForFunction(() => /\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d/.test(document.querySelector('#coming-count')?.textContent ?? ''));
+    await page.locator('#coming-results thead').first().filter({ hasNotText: 'Location' }).waitFor();
     assert.doesNotMatch(await page.locator('#coming-results thead').first().innerText(), /Location/);
     await page.screenshot({ path: path.join(SHOTS, 'coming-up-02-search-plu.png'), fullPage: true });
     await page.locator('#coming-search').fill('nothing like this');
