@@ -3,11 +3,14 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { addDays, todayIn } from '../../src/domain/dates';
-import { openDatabase, storeFilePath } from '../../src/store/database';
+import { Agent } from '../../src/agent';
+import { silentLogger } from '../../src/log';
+import { openDatabase, openReadOnly, storeFilePath } from '../../src/store/database';
 import { ensureAllLocationOffsets, locationToday, offsetTodaySql, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
 import { startAdminAgent } from '../helpers/admin';
+import { startTestAgent } from '../helpers/agent';
 import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
-import { item, price, schedule, tempDir } from '../helpers/fixtures';
+import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures';
 
 /**
  * "Today" per location (till migration 002): the _today views, `lookup` and the status window's API
@@ -148,6 +151,31 @@ describe("the _today views use each location's own date", () => {
     } finally {
       db.close();
     }
+  });
+
+  it('the agent rewrites a location\'s offsets at start when its configured timezone changed', async () => {
+    const dataDir = tempDir('pos-sync-today-restart-');
+    const first = new Agent(testConfig({ dataDir }), silentLogger);
+    await first.start();
+    try {
+      const res = await fetch(first.webhook!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(dayByDay(3, 1)) });
+      assert.equal(res.status, 200);
+      await first.drainNow();
+    } finally {
+      await first.stop();
+    }
+    const zones = (): unknown[] => {
+      const db = openReadOnly(storeFilePath(dataDir, 'till'));
+      try {
+        return db.prepare('SELECT DISTINCT timezone FROM location_utc_offsets WHERE location_id = 3').all();
+      } finally {
+        db.close();
+      }
+    };
+    assert.deepEqual(zones(), [{ timezone: 'Europe/London' }], 'written at the first apply, from defaultTimezone');
+    // IT sets the location's timezone; the agent starts again and receives nothing.
+    await startTestAgent({ dataDir, locations: { 3: { timezone: 'Asia/Tokyo' } } });
+    assert.deepEqual(zones(), [{ timezone: 'Asia/Tokyo' }]);
   });
 
   it('writes offsets again when a location\'s configured timezone changes, and not otherwise', () => {
