@@ -10,7 +10,8 @@
  * Plus the till's lookup by PLU for today on the L data. For L, a second full-size update is then
  * applied while small deliveries for another location arrive and the till reads: the longest small
  * ack against the idle p99 small ack, the receiver's event-loop delay and the till's lookup times
- * during that apply (issue 11). `--json` prints one JSON object; `--sizes S,M` runs a subset.
+ * during that apply (issue 11). And on L, what changes next over 31 days against one till query per item
+ * (issue 13, bench/changes.ts). `--json` prints one JSON object; `--sizes S,M` runs a subset.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,7 +20,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { dateOf, dayOf, encode, generateChains, Prng, todayInZone, type GeneratorOptions } from '../src/dev/publisher';
+import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
+import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
 interface SizeSpec {
@@ -182,6 +185,7 @@ interface SizeResult {
   baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; bareHttpMs: number };
   ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; ackVsBareHttp: number; peakRssVsPayload: number };
   tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number };
+  changes?: ChangesBench;
   duringApply?: DuringApply;
 }
 
@@ -213,6 +217,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     const peak = await agent.stats();
 
     let tillLookup: SizeResult['tillLookup'];
+    let changes: ChangesBench | undefined;
     let duringApply: DuringApply | undefined;
     if (spec.name === 'L') {
       // The till: prices and availability for today by PLU, through the views, prepared once.
@@ -232,6 +237,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       }
       if (found < lookups * 0.9) throw new Error(`the till lookups found prices for only ${found} of ${lookups} PLUs today: generated dates do not cover today`);
       tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: Math.max(...times) };
+      // What changes next over 31 days against one till query per item (bench/changes.ts).
+      changes = measureChanges(reader, update.locationId, today as IsoDate);
 
       // Idle: small deliveries for another location, one after another.
       let seq = 1;
@@ -320,6 +327,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         peakRssVsPayload: Math.max(peak.maxRssBytes, peakAll.maxRssBytes) / body.length,
       },
       ...(tillLookup ? { tillLookup } : {}),
+      ...(changes ? { changes } : {}),
       ...(duringApply ? { duringApply } : {}),
     };
   } finally {
@@ -354,6 +362,7 @@ function table(results: SizeResult[]): string {
   const lines = rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
   const l = results.find((r) => r.tillLookup);
   if (l?.tillLookup) lines.push('', `till lookup by PLU for today on L (${l.tillLookup.lookups} random PLUs): p50 ${l.tillLookup.p50Ms.toFixed(3)} ms, p99 ${l.tillLookup.p99Ms.toFixed(3)} ms (target p99 < 1 ms), max ${l.tillLookup.maxMs.toFixed(2)} ms`);
+  if (l?.changes) lines.push(describeChanges(l.changes));
   const d = l?.duringApply;
   if (d) {
     lines.push(

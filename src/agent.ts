@@ -46,7 +46,7 @@ export class Agent {
     this.refusals = new RefusalCounter(log);
     this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
-      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000 },
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone } },
       log,
       {
         applied: (u) => this.core.logApplied(u),

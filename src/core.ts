@@ -10,6 +10,7 @@ import type { Db } from './store/database';
 import { Inbox, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
+import { configuredTimezone, locationToday } from './store/location-time';
 import { closeStore, openStore, type StoreConnections } from './store/store';
 
 /** Who did an operator action, for the audit log. */
@@ -66,6 +67,7 @@ export class AgentCore {
             failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
           },
           config.sync.baselineSettleSeconds * 1000,
+          (locationId) => configuredTimezone(config, locationId),
         )
       : null;
   }
@@ -188,9 +190,13 @@ export class AgentCore {
     return this.config.locations[String(locationId)]?.timezone ?? cachedLocationTimezone(this.store.staff, locationId) ?? this.config.defaultTimezone;
   }
 
-  /** Today for a location (in its timezone), or for the default timezone when none is given. */
+  /**
+   * Today for a location, as the till's _today views see it (its UTC offsets in the till file), else in
+   * its timezone; for the default timezone when no location is given.
+   */
   today(locationId: number | null): IsoDate {
-    return todayIn(locationId === null ? this.config.defaultTimezone : this.timezoneFor(locationId));
+    if (locationId === null) return todayIn(this.config.defaultTimezone);
+    return locationToday(this.store.till, locationId) ?? todayIn(this.timezoneFor(locationId));
   }
 
   lookup(plu: string, options: { locationId?: number | null; date?: string | null } = {}): { date: string; items: TillAnswer[] } {

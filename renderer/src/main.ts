@@ -1,6 +1,7 @@
 import '../styles.css';
 import { errorText, get, send, startSession, whenUnauthorised, type Session } from './api';
 import { DeliveriesChart } from './chart';
+import { ComingUpView } from './coming-up';
 import { DeliveriesView } from './deliveries';
 import { byId, h, replace, toast } from './dom';
 import { SettingsView } from './settings';
@@ -9,14 +10,15 @@ import { renderHeader, renderStatus, summaryOf } from './status';
 import { TillView } from './till';
 import type { StatusResponse } from './types';
 
-type TabName = 'status' | 'deliveries' | 'till' | 'staff' | 'settings';
-const TABS: TabName[] = ['status', 'deliveries', 'till', 'staff', 'settings'];
+type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'settings';
+const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'settings'];
 
 class App {
   private current: TabName = 'status';
   private readonly chart = new DeliveriesChart();
   private readonly deliveries = new DeliveriesView(() => this.refresh());
   private readonly till = new TillView();
+  private readonly comingUp = new ComingUpView();
   private readonly staff = new StaffView();
   private readonly settings = new SettingsView();
   private status: StatusResponse | null = null;
@@ -27,6 +29,7 @@ class App {
     byId('panel-status').append(this.chart.element);
     byId('panel-deliveries').append(this.deliveries.element);
     byId('panel-till').append(this.till.element);
+    byId('panel-coming').append(this.comingUp.element);
     byId('panel-staff').append(this.staff.element);
     byId('panel-settings').append(this.settings.element);
     this.setUpTabs();
@@ -87,12 +90,14 @@ class App {
       const summary = summaryOf(this.status);
       renderHeader(this.status, summary);
       this.till.setLocations(this.status.locations);
+      this.comingUp.setLocations(this.status.locations);
       if (this.current === 'status') {
         renderStatus(byId('panel-status'), this.status, summary, () => void this.refresh(), () => this.openOperations());
         await this.chart.refresh();
       } else if (this.current === 'deliveries') await this.deliveries.refresh();
       else if (this.current === 'settings') await this.settings.refresh();
       else if (this.current === 'staff') await this.staff.refresh();
+      else if (this.current === 'coming') await this.comingUp.refresh();
     } catch (err) {
       byId('summary-text').textContent = `Cannot read the agent's status: ${errorText(err)}`;
     }

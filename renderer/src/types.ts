@@ -1,9 +1,9 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
 import type { OperationsAlert, StatusLocation } from '../../src/admin/summary';
-import type { DeliveryRow, TillAnswer } from '../../src/store/read-models';
+import type { ComingUpReply, DeliveryRow, TillAnswer, UpcomingChange } from '../../src/store/read-models';
 import type { RefusalSnapshot } from '../../src/webhook/refusals';
 
-export type { DeliveryRow, OperationsAlert, StatusLocation, TillAnswer };
+export type { ComingUpReply, DeliveryRow, OperationsAlert, StatusLocation, TillAnswer, UpcomingChange };
 
 export interface StatusResponse {
   readonly generatedAt: string;

@@ -30,6 +30,7 @@ import {
 import type { UiSettings, UiSettingsStore } from './settings';
 import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
+import { changesRoutes } from './changes-routes';
 import { secretsRoutes, type SecretsBridge } from './secrets-routes';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
@@ -340,6 +341,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   });
 
   app.use('/api/staff', staffRoutes(agent, log));
+  app.use('/api/changes', changesRoutes(agent));
   if (deps.secrets) app.use('/api/secrets', json, secretsRoutes(deps.secrets, log, actor));
 
   // Live view: one timer looks at the database; each open window gets a `change` event when what it

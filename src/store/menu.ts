@@ -3,6 +3,13 @@ import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePl
 import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
 import { crashPoint } from '../sync/crash-points';
 import type { Db } from './database';
+import { ensureLocationOffsets } from './location-time';
+
+/**
+ * How long pos_changes keeps a row (docs/pos-database.md, "Change feed"). A till that has not polled
+ * for longer finds a gap (its last change_id below the oldest kept minus one) and reads everything.
+ */
+export const CHANGE_FEED_RETENTION_DAYS = 30;
 
 interface PriceRow {
   id: number;
@@ -47,6 +54,18 @@ function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDat
 }
 
 /**
+ * Whether replacing the `remove` rows of `before` by `add` leaves the same dates with the same values:
+ * an update that resends a range as it was (the overlay replaces it with an equal one).
+ */
+function sameRanges<V>(before: readonly DatedValue<V>[], remove: readonly number[], add: readonly DatedValue<V>[], equals: (a: V, b: V) => boolean): boolean {
+  if (remove.length !== add.length) return false;
+  const removed = new Set(remove);
+  const gone = before.filter((r) => r.id !== undefined && removed.has(r.id)).sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const added = [...add].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  return gone.length === added.length && gone.every((r, i) => r.from === added[i]!.from && r.to === added[i]!.to && equals(r.value, added[i]!.value));
+}
+
+/**
  * Writes an update plan into the till file's menu tables. Must run inside the caller's transaction: the
  * applier commits the menu change, the location's sequence and the applied_updates record together.
  */
@@ -59,13 +78,29 @@ export class MenuWriter {
   private readonly deleteAvailability;
   private readonly insertAvailability;
   private readonly anyRange;
+  private readonly insertChange;
+  private readonly pruneChanges;
 
-  constructor(db: Db) {
+  constructor(
+    private readonly db: Db,
+    /**
+     * The location's timezone, for its UTC offsets (src/store/location-time.ts): written in the apply's
+     * transaction when a location first appears, so its _today views are right from its first rows.
+     */
+    private readonly timezoneFor: ((locationId: number) => string) | null = null,
+  ) {
+    // Only a real change updates the row (and counts as one in .changes): pos_changes lists the items
+    // an update changed, not every item it resent. updated_by is the update that last changed the item.
     this.upsertItem = db.prepare(
       `INSERT INTO items (location_id, item_id, plu, item_name, item_type, updated_by) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (location_id, item_id) DO UPDATE SET plu = excluded.plu, item_name = excluded.item_name,
-         item_type = excluded.item_type, updated_by = excluded.updated_by`,
+         item_type = excluded.item_type, updated_by = excluded.updated_by
+       WHERE plu IS NOT excluded.plu OR item_name IS NOT excluded.item_name OR item_type IS NOT excluded.item_type`,
     );
+    this.insertChange = db.prepare(
+      'INSERT INTO item_changes (location_id, item_id, plu, inbox_id, change_sequence, applied_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.pruneChanges = db.prepare('DELETE FROM item_changes WHERE applied_at < ?');
     this.selectPrices = db.prepare<[number, string, string, string, string], PriceRow>(
       `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency
        FROM price_ranges WHERE location_id = ? AND item_id = ? AND tariff_name = ? AND date_to >= ? AND date_from <= ?
@@ -92,10 +127,16 @@ export class MenuWriter {
     );
   }
 
-  /** Returns how many range rows were written, for the apply report. */
-  write(plan: UpdatePlan, inboxId: number): { rowsWritten: number } {
+  /**
+   * Returns how many range rows were written (for the apply report) and how many items changed (one
+   * pos_changes row each). `appliedAt` is the applied_at the applier records for this update.
+   */
+  write(plan: UpdatePlan, inboxId: number, appliedAt: string = new Date().toISOString()): { rowsWritten: number; itemsChanged: number } {
     const location = plan.locationId;
     let rowsWritten = 0;
+    let itemsChanged = 0;
+    if (this.timezoneFor) ensureLocationOffsets(this.db, location, this.timezoneFor(location), Date.parse(appliedAt));
+    this.pruneChanges.run(new Date(Date.parse(appliedAt) - CHANGE_FEED_RETENTION_DAYS * 86_400_000).toISOString());
     // A location's first publication finds no ranges to overlay: skip the look-ups (tens of thousands
     // for a large menu) for every key this update has not written yet.
     const fresh = this.anyRange.get(location, location) === undefined;
@@ -108,7 +149,7 @@ export class MenuWriter {
       return false;
     };
     for (const item of plan.items) {
-      this.upsertItem.run(location, item.itemId, item.plu, item.name, item.type, inboxId);
+      let changed = this.upsertItem.run(location, item.itemId, item.plu, item.name, item.type, inboxId).changes > 0;
 
       for (const [tariff, incoming] of groupBy(item.prices, (p) => p.tariffName)) {
         const window = span(incoming);
@@ -128,6 +169,8 @@ export class MenuWriter {
           }));
         const after = overlayAll(before, incoming.map((p) => ({ from: p.from, to: p.to, value: p.value })), samePriceValue);
         const { remove, add } = diffRanges(before, after);
+        // Resent as it was: keep the rows (and their source update) and record no change.
+        if (sameRanges(before, remove, add, samePriceValue)) continue;
         for (const id of remove) this.deletePrice.run(id);
         for (const r of add) {
           const v = r.value;
@@ -135,6 +178,7 @@ export class MenuWriter {
           crashPoint('apply-row');
         }
         rowsWritten += add.length;
+        changed = true;
       }
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
@@ -143,15 +187,21 @@ export class MenuWriter {
           .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
+        if (sameRanges(before, remove, add, (a, b) => a === b)) continue;
         for (const id of remove) this.deleteAvailability.run(id);
         for (const r of add) {
           this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
           crashPoint('apply-row');
         }
         rowsWritten += add.length;
+        changed = true;
+      }
+      if (changed) {
+        this.insertChange.run(location, item.itemId, item.plu, inboxId, plan.changeSequence, appliedAt);
+        itemsChanged += 1;
       }
     }
     // The plan's warnings are the agent's, not the till's: the applier records them in agent.db.
-    return { rowsWritten };
+    return { rowsWritten, itemsChanged };
   }
 }

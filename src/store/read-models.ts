@@ -86,3 +86,56 @@ export interface DeliveryRow {
   readonly quarantineId: number | null;
   readonly applyMs: number | null;
 }
+
+/** The update that wrote the range a change comes from (the till file's applied_updates). */
+export interface ChangeCause {
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly appliedAt: string;
+}
+
+/**
+ * A date on which what the till charges (per item and tariff) or offers (per item and meal period)
+ * changes: `pos-sync-agent changes` and the window's Coming up tab.
+ */
+export interface UpcomingChange {
+  /** The first day of the new value, in the location's timezone. */
+  readonly date: string;
+  readonly locationId: number;
+  readonly itemId: string;
+  readonly plu: string;
+  readonly itemName: string;
+  readonly kind: 'price' | 'availability';
+  /** For a price change; null for availability. */
+  readonly tariffName: string | null;
+  /** For an availability change; null for a price. */
+  readonly mealPeriod: string | null;
+  /** sell_price text (price) or status (availability) the day before; null: none. */
+  readonly before: string | null;
+  /** From `date` on; null: none (the price or meal-period schedule ends). */
+  readonly after: string | null;
+  /** Price changes: the currency; null for availability. */
+  readonly currency: string | null;
+  /** Price changes: tax code and rate before and after ("S 20%"), which can change with an equal price. */
+  readonly taxBefore: string | null;
+  readonly taxAfter: string | null;
+  /** Null when the till file no longer has the update's record. */
+  readonly cause: ChangeCause | null;
+}
+
+export interface UpcomingChanges {
+  /** Per location: the first and last day looked at (its own dates). */
+  readonly windows: readonly { readonly locationId: number; readonly from: string; readonly to: string }[];
+  readonly changes: readonly UpcomingChange[];
+}
+
+/** GET /api/changes (the window's Coming up tab); src/admin/changes-schema.ts checks it. */
+export interface ComingUpReply {
+  readonly days: number;
+  readonly search: string;
+  readonly windows: readonly { readonly locationId: number; readonly from: string; readonly to: string }[];
+  /** Every change that matches the search, before the limit. */
+  readonly total: number;
+  /** The first of them (at most COMING_UP_LIMIT), in date order. */
+  readonly changes: readonly UpcomingChange[];
+}

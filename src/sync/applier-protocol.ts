@@ -1,3 +1,4 @@
+import type { Config } from '../config/schema';
 import type { BaselinePolicy } from '../domain/sequence';
 import type { AppliedUpdate } from './applier';
 import type { RangePruneRequest } from './range-prune';
@@ -7,6 +8,8 @@ export interface ApplierWorkerData {
   readonly dataDir: string;
   readonly policy: BaselinePolicy;
   readonly baselineSettleMs: number;
+  /** Where each location's timezone comes from (config locations.<id>.timezone, else defaultTimezone). */
+  readonly timezones: Pick<Config, 'locations' | 'defaultTimezone'>;
 }
 
 /** Main thread -> applier thread (src/threads: each request gets one reply). */

@@ -1,6 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { describeError } from '../errors';
 import { openDatabase, storeFilePath } from '../store/database';
+import { configuredTimezone, ensureAllLocationOffsets } from '../store/location-time';
 import { serveRequests } from '../threads/serve';
 import { Applier } from './applier';
 import { pruneRangeBatch, type RangePruneBatch } from './range-prune';
@@ -26,7 +27,11 @@ const applier = new Applier(
     reconciled: (inboxId) => emit({ type: 'reconciled', inboxId }),
   },
   data.baselineSettleMs,
+  (locationId) => configuredTimezone(data.timezones, locationId),
 );
+// Offsets reach years ahead and follow the configured timezones: refresh them for every known location
+// at start (a location's first apply writes its own).
+ensureAllLocationOffsets(till, (locationId) => configuredTimezone(data.timezones, locationId));
 
 /** After each request: the till's counters, and agent.db's WAL checkpointed here rather than on an HTTP loop. */
 function housekeeping(): void {

@@ -75,8 +75,10 @@ export class Applier {
     private readonly events: ApplierEvents = {},
     /** See sync.baselineSettleSeconds. */
     private readonly baselineSettleMs = 0,
+    /** Each location's timezone, for its UTC offsets in the till file (src/store/location-time.ts). */
+    timezoneFor: ((locationId: number) => string) | null = null,
   ) {
-    this.writer = new MenuWriter(till);
+    this.writer = new MenuWriter(till, timezoneFor);
     this.bodies = new BodyStore(agent);
     this.stmt = {
       tillSequence: till.prepare<[number], { last_change_sequence: number | null }>('SELECT last_change_sequence FROM locations WHERE location_id = ?'),
@@ -258,7 +260,7 @@ export class Applier {
         // One writer by design; this guards the design (a second writer would otherwise double-apply).
         const now = this.appliedSequence(locationId);
         if (now !== expectedLast) throw new AppError('applied_sequence_moved', 409, `location ${locationId} moved from ${expectedLast} to ${now} during the apply`);
-        rowsWritten = this.writer.write(plan, row.id).rowsWritten;
+        rowsWritten = this.writer.write(plan, row.id, at).rowsWritten;
         crashPoint('apply-before-commit');
         this.stmt.upsertLocation.run({ locationId, name: plan.locationName, currency: plan.currency, sequence: row.change_sequence, at });
         this.stmt.insertApplied.run(row.id, locationId, row.change_sequence, at, performance.now() - started, baseline ? 1 : 0, forced ? 1 : 0, rowsWritten);

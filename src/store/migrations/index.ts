@@ -1,6 +1,7 @@
 import * as agent001 from './agent/001-core';
 import * as staff001 from './staff/001-cache';
 import * as till001 from './till/001-contract';
+import * as till002 from './till/002-changes-and-location-today';
 
 export interface Migration {
   readonly version: number;
@@ -14,7 +15,7 @@ export interface Migration {
  */
 
 /** pos-sync.db: the till's file, the POS contract only. */
-export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }];
+export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }];
 
 /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
 export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }];

@@ -1,0 +1,156 @@
+import { changesBetween, type KeyedRange, type ValueChange } from '../domain/changes';
+import { addDays, type IsoDate } from '../domain/dates';
+import { samePriceValue, type AvailabilityStatus, type PriceValue } from '../domain/payload';
+import type { Db } from './database';
+import type { ChangeCause, UpcomingChange, UpcomingChanges } from './read-models';
+
+/**
+ * What changes on the till next (`pos-sync-agent changes`, the window's Coming up tab), from the till
+ * file's range tables. One ordered scan per location and table over the ranges that overlap the
+ * window (the tables' (location_id, item_id, key, date_from) index gives the order the pure function
+ * needs), instead of asking the views day by day.
+ */
+
+interface PriceRangeRow {
+  item_id: string;
+  tariff_name: string;
+  date_from: IsoDate;
+  date_to: IsoDate;
+  price_model: string | null;
+  tax_code: string;
+  tax_rate: number;
+  sell_price_minor: number;
+  sell_price: string;
+  currency: string;
+  source_inbox_id: number;
+}
+
+interface AvailabilityRangeRow {
+  item_id: string;
+  meal_period: string;
+  date_from: IsoDate;
+  date_to: IsoDate;
+  status: AvailabilityStatus;
+  source_inbox_id: number;
+}
+
+export interface ChangesQuery {
+  /** One location, or null for every location the till file has. */
+  readonly locationId: number | null;
+  /** The first day for a location (callers pass the location's today unless a date was given). */
+  readonly fromFor: (locationId: number) => IsoDate;
+  /** How many days, from the first (1 = that day only). */
+  readonly days: number;
+}
+
+export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges {
+  const locations =
+    query.locationId !== null
+      ? [query.locationId]
+      : till.prepare<[], { location_id: number }>('SELECT DISTINCT location_id FROM items ORDER BY location_id').all().map((r) => r.location_id);
+  const prices = till.prepare<[number, string, string], PriceRangeRow>(
+    `SELECT item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id
+     FROM price_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ? ORDER BY item_id, tariff_name, date_from`,
+  );
+  const availability = till.prepare<[number, string, string], AvailabilityRangeRow>(
+    `SELECT item_id, meal_period, date_from, date_to, status, source_inbox_id
+     FROM availability_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ? ORDER BY item_id, meal_period, date_from`,
+  );
+  const items = till.prepare<[number], { item_id: string; plu: string; item_name: string }>('SELECT item_id, plu, item_name FROM items WHERE location_id = ?');
+  const causes = till.prepare<[number], { inbox_id: number; change_sequence: number; applied_at: string }>(
+    'SELECT inbox_id, change_sequence, applied_at FROM applied_updates WHERE location_id = ?',
+  );
+
+  const windows: { locationId: number; from: string; to: string }[] = [];
+  const changes: UpcomingChange[] = [];
+  const days = Math.max(1, Math.trunc(query.days));
+  // One read transaction: every table at the same state, even while the applier commits.
+  till.transaction(() => {
+    for (const locationId of locations) {
+      const from = query.fromFor(locationId);
+      const to = addDays(from, days - 1);
+      windows.push({ locationId, from, to });
+      const dayBefore = addDays(from, -1);
+      const priceChanges = changesBetween(
+        prices.all(locationId, dayBefore, to).map(
+          (r): KeyedRange<PriceValue> => ({
+            itemId: r.item_id,
+            key: r.tariff_name,
+            from: r.date_from,
+            to: r.date_to,
+            value: { priceModel: r.price_model, taxCode: r.tax_code, taxRate: r.tax_rate, sellPriceMinor: r.sell_price_minor, sellPrice: r.sell_price, currency: r.currency },
+            source: r.source_inbox_id,
+          }),
+        ),
+        from,
+        to,
+        samePriceValue,
+      );
+      const availabilityChanges = changesBetween(
+        availability.all(locationId, dayBefore, to).map(
+          (r): KeyedRange<AvailabilityStatus> => ({ itemId: r.item_id, key: r.meal_period, from: r.date_from, to: r.date_to, value: r.status, source: r.source_inbox_id }),
+        ),
+        from,
+        to,
+        (a, b) => a === b,
+      );
+      if (priceChanges.length === 0 && availabilityChanges.length === 0) continue;
+      const itemInfo = new Map(items.all(locationId).map((i) => [i.item_id, i]));
+      const causeOf = new Map(causes.all(locationId).map((c): [number, ChangeCause] => [c.inbox_id, { inboxId: c.inbox_id, changeSequence: c.change_sequence, appliedAt: c.applied_at }]));
+      const common = (c: ValueChange<unknown>): Pick<UpcomingChange, 'date' | 'locationId' | 'itemId' | 'plu' | 'itemName'> => {
+        const info = itemInfo.get(c.itemId);
+        return { date: c.date, locationId, itemId: c.itemId, plu: info?.plu ?? '', itemName: info?.item_name ?? '' };
+      };
+      for (const c of priceChanges) {
+        changes.push({
+          ...common(c),
+          kind: 'price',
+          tariffName: c.key,
+          mealPeriod: null,
+          before: c.before?.sellPrice ?? null,
+          after: c.after?.sellPrice ?? null,
+          currency: (c.after ?? c.before)?.currency ?? null,
+          taxBefore: c.before ? `${c.before.taxCode} ${c.before.taxRate}%` : null,
+          taxAfter: c.after ? `${c.after.taxCode} ${c.after.taxRate}%` : null,
+          cause: causeOf.get(c.source) ?? null,
+        });
+      }
+      for (const c of availabilityChanges) {
+        changes.push({ ...common(c), kind: 'availability', tariffName: null, mealPeriod: c.key, before: c.before, after: c.after, currency: null, taxBefore: null, taxAfter: null, cause: causeOf.get(c.source) ?? null });
+      }
+    }
+  })();
+  changes.sort(compareChanges);
+  return { windows, changes };
+}
+
+/** By date, location, item name, PLU, item; prices before availability; then tariff or meal period. */
+function compareChanges(a: UpcomingChange, b: UpcomingChange): number {
+  return (
+    cmp(a.date, b.date) ||
+    a.locationId - b.locationId ||
+    cmp(a.itemName, b.itemName) ||
+    cmp(a.plu, b.plu) ||
+    cmp(a.itemId, b.itemId) ||
+    cmp(a.kind, b.kind) * -1 ||
+    cmp(a.tariffName ?? a.mealPeriod ?? '', b.tariffName ?? b.mealPeriod ?? '')
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The changes for `pos-sync-agent changes` and the window: each location's window starts on its own
+ * today (the one the till's _today views use, via the core) unless a first date is given.
+ */
+export function upcomingChangesFor(
+  core: { readonly tillDb: Db; today(locationId: number | null): IsoDate },
+  options: { locationId: number | null; from: IsoDate | null; days: number },
+): UpcomingChanges {
+  return upcomingChanges(core.tillDb, { locationId: options.locationId, days: options.days, fromFor: (id) => options.from ?? core.today(id) });
+}
+
+/** Most days one query may cover: about a year, plenty for planning and bounded for the window's API. */
+export const MAX_CHANGE_DAYS = 366;

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { addDays, todayIn } from '../../src/domain/dates';
+import { Agent } from '../../src/agent';
+import { silentLogger } from '../../src/log';
+import { openDatabase, openReadOnly, storeFilePath } from '../../src/store/database';
+import { ensureAllLocationOffsets, locationToday, offsetTodaySql, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
+import { startAdminAgent } from '../helpers/admin';
+import { startTestAgent } from '../helpers/agent';
+import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures';
+
+/**
+ * "Today" per location (till migration 002): the _today views, `lookup` and the status window's API
+ * agree on each location's own date whatever the reading process's timezone. Locations 1 and 2 are
+ * 25 hours apart (UTC+14 and UTC-11), so at every instant they are on different dates and no single
+ * reader-local date (what the views used before) can be right for both.
+ */
+const ZONES: Record<number, string> = { 1: 'Pacific/Kiritimati', 2: 'Pacific/Pago_Pago', 3: 'America/New_York' };
+const READER_ZONES = ['UTC', 'Pacific/Kiritimati', 'America/Los_Angeles', 'Asia/Kolkata', 'Pacific/Pago_Pago'];
+
+/** One-day prices and meal periods around the location's today: the row a _today view returns names its date. */
+function dayByDay(locationId: number, changeSequence: number): unknown {
+  const today = todayIn(ZONES[locationId]!);
+  const days = [-1, 0, 1].map((d) => addDays(today, d));
+  return {
+    ChangeSequence: changeSequence,
+    ParentChangeSequence: 0,
+    LocationID: locationId,
+    LocationName: `Location ${locationId}`,
+    CurrencyIsoCode: 'GBP',
+    ScheduledItems: [
+      item('P', 'x', days.map((d, i) => price(d, d, 'Eat in', `${i + 1}.00`)), days.map((d, i) => schedule(d, d, 'Lunch', i === 1 ? 'AVAILABLE' : 'UNAVAILABLE'))),
+    ],
+  };
+}
+
+/**
+ * Runs `check` with each location's date as the node process computes it from the IANA database; if a
+ * location's midnight passed during the check, runs it again (the dates it compared were both right).
+ */
+function atStableDates(check: (today: Record<number, string>) => void): void {
+  for (let attempt = 0; ; attempt++) {
+    const before = Object.fromEntries(Object.entries(ZONES).map(([id, zone]) => [Number(id), todayIn(zone)]));
+    try {
+      check(before);
+      return;
+    } catch (err) {
+      const after = Object.fromEntries(Object.entries(ZONES).map(([id, zone]) => [Number(id), todayIn(zone)]));
+      if (attempt >= 2 || JSON.stringify(before) === JSON.stringify(after)) throw err;
+    }
+  }
+}
+
+function sqlite3(file: string, tz: string, sql: string): unknown[] {
+  const r = spawnSync('sqlite3', ['-readonly', '-json', file, sql], { encoding: 'utf8', env: { ...process.env, TZ: tz } });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim() === '' ? [] : (JSON.parse(r.stdout) as unknown[]);
+}
+
+describe("the _today views use each location's own date", () => {
+  it('for readers in five timezones, and lookup and the window agree with them', async () => {
+    const running = await startAdminAgent({ locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3] });
+    for (const id of [1, 2, 3]) assert.equal((await running.post(dayByDay(id, 10 + id))).status, 200);
+    await running.settle();
+    const file = storeFilePath(running.config.dataDir, 'till');
+
+    for (const tz of READER_ZONES) {
+      atStableDates((today) => {
+        const prices = sqlite3(file, tz, 'SELECT location_id, date_from, sell_price FROM pos_prices_today ORDER BY location_id');
+        assert.deepEqual(prices, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], sell_price: '2.00' })), `reader in ${tz}`);
+        const lunch = sqlite3(file, tz, 'SELECT location_id, date_from, status FROM pos_availability_today ORDER BY location_id');
+        assert.deepEqual(lunch, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], status: 'AVAILABLE' })), `reader in ${tz}`);
+        // What the views did before (the reader's local date) is wrong for location 1 or 2 in every zone.
+        const local = (sqlite3(file, tz, "SELECT date('now', 'localtime') AS d")[0] as { d: string }).d;
+        assert.ok(local !== today[1] || local !== today[2], `${tz}: ${local}`);
+      });
+    }
+
+    // The status window's lookup (admin API) and the CLI's, with no date given, use the same date.
+    const config = writeConfig(tempDir('pos-sync-today-cli-'), { dataDir: running.config.dataDir, locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3] });
+    for (const id of [1, 2, 3]) {
+      const res = await fetch(`${running.adminUrl}api/lookup?plu=P&location=${id}`, { headers: { authorization: `Bearer ${running.token}` } });
+      assert.equal(res.status, 200);
+      const window = (await res.json()) as { date: string; items: { prices: { sellPrice: string }[] }[] };
+      const cli = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'lookup', '--plu', 'P', '--location', String(id), '--json', '--config', config], {
+        encoding: 'utf8',
+        env: { ...process.env, TZ: 'Asia/Kolkata' },
+        timeout: 60_000,
+      });
+      assert.equal(cli.status, 0, cli.stderr);
+      const answer = JSON.parse(cli.stdout) as { date: string; items: { prices: { sellPrice: string }[] }[] };
+      atStableDates((today) => {
+        const view = sqlite3(file, 'UTC', `SELECT date_from FROM pos_prices_today WHERE location_id = ${id}`) as { date_from: string }[];
+        assert.equal(window.date, today[id]);
+        assert.equal(answer.date, today[id]);
+        assert.deepEqual(view, [{ date_from: today[id] }]);
+      });
+      assert.deepEqual(window.items[0]!.prices.map((p) => p.sellPrice), ['2.00']);
+      assert.deepEqual(answer.items[0]!.prices.map((p) => p.sellPrice), ['2.00']);
+    }
+
+    // The applier wrote each location's offsets from its configured timezone, years ahead.
+    const db = openDatabase(file);
+    try {
+      const rows = db.prepare('SELECT location_id, min(timezone) AS timezone, max(to_utc) AS until FROM location_utc_offsets GROUP BY location_id').all() as { location_id: number; timezone: string; until: string }[];
+      assert.deepEqual(rows.map((r) => [r.location_id, r.timezone]), [[1, ZONES[1]], [2, ZONES[2]], [3, ZONES[3]]]);
+      const fourYears = new Date(Date.now() + (OFFSETS_YEARS_AHEAD - 1) * 365 * 86_400_000).toISOString().slice(0, 10);
+      for (const r of rows) assert.ok(r.until > fourYears, `${r.location_id} reaches ${r.until}`);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('changes date at the location\'s midnight across DST changes (an explicit instant, the views\' own SQL)', () => {
+    const db = openDatabase(storeFilePath(tempDir('pos-sync-today-dst-'), 'till'));
+    try {
+      writeLocationOffsets(db, 3, 'America/New_York', Date.parse('2030-01-01T00:00:00Z'), Date.parse('2031-01-01T00:00:00Z'));
+      writeLocationOffsets(db, 4, 'Europe/London', Date.parse('2030-01-01T00:00:00Z'), Date.parse('2031-01-01T00:00:00Z'));
+      const cases: [number, string, string][] = [
+        // New York: EST (-5) until 2030-03-10 07:00 UTC, EDT (-4) until 2030-11-03 06:00 UTC.
+        [3, '2030-03-10T04:59:00Z', '2030-03-09'],
+        [3, '2030-03-10T05:00:00Z', '2030-03-10'],
+        [3, '2030-03-11T03:59:00Z', '2030-03-10'], // EDT now: midnight is 04:00 UTC
+        [3, '2030-03-11T04:00:00Z', '2030-03-11'],
+        [3, '2030-11-03T03:59:00Z', '2030-11-02'],
+        [3, '2030-11-04T04:59:00Z', '2030-11-03'], // EST again: midnight is 05:00 UTC
+        [3, '2030-11-04T05:00:00Z', '2030-11-04'],
+        // London: BST from 2030-03-31 01:00 UTC to 2030-10-27 01:00 UTC.
+        [4, '2030-03-31T23:30:00Z', '2030-04-01'],
+        [4, '2030-03-30T23:30:00Z', '2030-03-30'],
+        [4, '2030-10-26T23:30:00Z', '2030-10-27'],
+        [4, '2030-10-27T23:30:00Z', '2030-10-27'],
+      ];
+      for (const [location, instant, date] of cases) assert.equal(locationToday(db, location, new Date(instant)), date, `${location} at ${instant}`);
+      // And at every half hour of the year, as Intl says.
+      for (let t = Date.parse('2030-01-01T00:00:00Z'); t < Date.parse('2031-01-01T00:00:00Z'); t += 1_800_000) {
+        const got = locationToday(db, 3, new Date(t));
+        if (got !== todayIn('America/New_York', new Date(t))) assert.fail(`${new Date(t).toISOString()}: ${got}`);
+      }
+      assert.equal(locationToday(db, 99, new Date()), null, 'no offsets: null (callers fall back to the timezone)');
+
+      // The views run exactly this SQL at 'now' (the migration's text is checked, not trusted).
+      const normalise = (s: string): string => s.replace(/\s+/g, ' ');
+      for (const [view, alias] of [['pos_prices_today', 'p'], ['pos_availability_today', 'a']] as const) {
+        const text = (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(view) as { sql: string }).sql;
+        assert.ok(normalise(text).includes(normalise(offsetTodaySql(`${alias}.location_id`, "'now'"))), view);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the agent rewrites a location\'s offsets at start when its configured timezone changed', async () => {
+    const dataDir = tempDir('pos-sync-today-restart-');
+    const first = new Agent(testConfig({ dataDir }), silentLogger);
+    await first.start();
+    try {
+      const res = await fetch(first.webhook!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(dayByDay(3, 1)) });
+      assert.equal(res.status, 200);
+      await first.drainNow();
+    } finally {
+      await first.stop();
+    }
+    const zones = (): unknown[] => {
+      const db = openReadOnly(storeFilePath(dataDir, 'till'));
+      try {
+        return db.prepare('SELECT DISTINCT timezone FROM location_utc_offsets WHERE location_id = 3').all();
+      } finally {
+        db.close();
+      }
+    };
+    assert.deepEqual(zones(), [{ timezone: 'Europe/London' }], 'written at the first apply, from defaultTimezone');
+    // IT sets the location's timezone; the agent starts again and receives nothing.
+    await startTestAgent({ dataDir, locations: { 3: { timezone: 'Asia/Tokyo' } } });
+    assert.deepEqual(zones(), [{ timezone: 'Asia/Tokyo' }]);
+  });
+
+  it('writes offsets again when a location\'s configured timezone changes, and not otherwise', () => {
+    const db = openDatabase(storeFilePath(tempDir('pos-sync-today-tz-'), 'till'));
+    try {
+      db.prepare('INSERT INTO locations (location_id) VALUES (5)').run();
+      assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 1);
+      assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 0, 'fresh: left alone');
+      assert.equal(ensureAllLocationOffsets(db, () => 'Asia/Tokyo'), 1);
+      const rows = db.prepare('SELECT DISTINCT timezone, offset_minutes FROM location_utc_offsets WHERE location_id = 5').all();
+      assert.deepEqual(rows, [{ timezone: 'Asia/Tokyo', offset_minutes: 540 }]);
+      // Years later, with less than the margin left, they are written again from then.
+      assert.equal(ensureAllLocationOffsets(db, () => 'Asia/Tokyo', Date.now() + 2 * 365 * 86_400_000), 1);
+    } finally {
+      db.close();
+    }
+  });
+});
