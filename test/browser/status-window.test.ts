@@ -92,6 +92,18 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     await shot('02-status-live-green');
   });
 
+  it('counts refused webhook calls on the Sync status tab (issue 10: counted, not logged one by one)', async () => {
+    const url = t.agent.webhook!.url;
+    // A web page's request and a foreign Origin: both refused before the body is read.
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' } })).status, 403);
+    assert.equal((await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', origin: 'https://evil.example' } })).status, 403);
+    await page.reload();
+    const line = page.locator('#refusals');
+    await line.getByText('made by a web browser').waitFor({ timeout: 10_000 });
+    assert.match(await line.innerText(), /^Refused webhook calls in the last hour: 4 made by a web browser\./);
+    await shot('02b-status-refusals');
+  });
+
   it('lists recent deliveries and shows a stored payload as text', async () => {
     await tab('Deliveries');
     const rows = page.locator('#deliveries-table tbody tr');
