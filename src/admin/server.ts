@@ -31,6 +31,8 @@ import type { UiSettings, UiSettingsStore } from './settings';
 import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
 import { secretsRoutes, type SecretsBridge } from './secrets-routes';
+import { parseUpdateName, UPDATE_NAME_HELP } from '../domain/update-name';
+import { resolveUpdateName } from '../store/update-names';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
 export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings'>;
@@ -252,8 +254,11 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json({ outcome, applied });
   });
 
-  app.post('/api/updates/:inboxId/force-apply', json, async (req, res) => {
-    const inboxId = positiveInt(req.params.inboxId, 'inboxId');
+  // :name is LOCATION:SEQUENCE as the window shows it (e.g. 118:1047), or #N / N for the inbox number.
+  app.post('/api/updates/:name/force-apply', json, async (req, res) => {
+    const name = parseUpdateName(req.params.name);
+    if (!name) throw new AppError('invalid_update_name', 400, UPDATE_NAME_HELP);
+    const inboxId = resolveUpdateName(agent.core.agentDb, name).inboxId;
     const reason = (req.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
       throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');

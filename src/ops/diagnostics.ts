@@ -17,6 +17,7 @@ import { runningAgent } from './instance';
 import { makePrivateFile } from './private-files';
 import { backupDir, logDir, secretsFile } from './paths';
 import { readTunnelState } from './tunnel';
+import { appVersion } from '../version';
 
 /**
  * The support bundle: what support asks for first, as one zip — masked configuration, versions,
@@ -36,18 +37,6 @@ export function scrubPersonalData(text: string): string {
     .redact(text)
     .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, '<email>')
     .replace(/\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/gi, '<NI number>');
-}
-
-function appVersion(): string {
-  for (const candidate of [path.join(__dirname, '..', '..', 'package.json'), path.join(__dirname, '..', '..', '..', 'package.json')]) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'pos-sync-agent') return pkg.version ?? 'unknown';
-    } catch {
-      // try the next
-    }
-  }
-  return 'unknown';
 }
 
 function betterSqliteVersion(): string {

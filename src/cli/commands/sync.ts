@@ -1,6 +1,9 @@
 import { maskConfig } from '../../config/load';
 import { AgentCore, operatorName } from '../../core';
 import { isIsoDate } from '../../domain/dates';
+import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
+import { resolveUpdateName } from '../../store/update-names';
+import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
@@ -9,6 +12,7 @@ import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { startAgent } from '../../ops/startup';
+import { timeWithZone } from '../../domain/local-time';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -69,7 +73,7 @@ export const importCommand: Command = {
         ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
       } else {
         const e = outcome.envelope;
-        ctx.out(`Stored location ${e.LocationID} ChangeSequence ${e.ChangeSequence} (parent ${e.ParentChangeSequence}) as update #${outcome.inboxId}: ${outcome.decision}.`);
+        ctx.out(`Stored update ${formatUpdateName(e.LocationID, e.ChangeSequence)} (location ${e.LocationID} ChangeSequence ${e.ChangeSequence}, parent ${e.ParentChangeSequence}; inbox #${outcome.inboxId}): ${outcome.decision}.`);
         for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
         if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
       }
@@ -83,13 +87,15 @@ export function describeLocation(s: LocationStatus): string[] {
     `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
     s.lastChangeSequence === null
       ? '  nothing applied yet'
-      : `  last applied ChangeSequence ${s.lastChangeSequence} at ${s.lastAppliedAt}`,
+      : `  last applied ChangeSequence ${s.lastChangeSequence} at ${timeWithZone(s.lastAppliedAt)}`,
   ];
   for (const w of s.waiting) {
-    if (w.reason === 'waiting') lines.push(`  waiting: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) needs ${w.waitingFor} first, received ${w.receivedAt}`);
-    else if (w.reason === 'fork') lines.push(`  cannot apply: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) follows ${w.parentChangeSequence}, older than what is applied; contact support`);
-    else if (w.reason === 'settling') lines.push(`  new location: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) received ${w.receivedAt}; the lowest update received in the first minute becomes the baseline`);
-    else lines.push(`  needs adoption: update #${w.inboxId} (ChangeSequence ${w.changeSequence}); run force-apply ${w.inboxId} to adopt it as the baseline`);
+    // Named LOCATION:SEQUENCE, as force-apply takes it and the window shows it (domain/update-name.ts).
+    const name = formatUpdateName(s.locationId, w.changeSequence);
+    if (w.reason === 'waiting') lines.push(`  waiting: update ${name} needs ${w.waitingFor} first, received ${timeWithZone(w.receivedAt)}`);
+    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, older than what is applied; contact support`);
+    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received in the first minute becomes the baseline`);
+    else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
   if (s.conflicts > 0) lines.push(`  ${s.conflicts} conflicting bodies received under a ChangeSequence already used (kept, not applied)`);
@@ -133,11 +139,12 @@ export const lookup: Command = {
     const locationId = optionalInteger(ctx, 'location');
     return withCore(ctx, (core) => {
       const answer = core.lookup(plu, { locationId, date: (date as string | undefined) ?? null });
+      // Not found is a failure (exit 1), so a script can tell "no such PLU" from "priced" without parsing.
+      if (answer.items.length === 0) throw new AppError('plu_not_found', 404, `no item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}`);
       if (ctx.json) {
         ctx.printJson(answer);
         return EXIT.ok;
       }
-      if (answer.items.length === 0) ctx.out(`No item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}.`);
       for (const item of answer.items) {
         ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${answer.date}`);
         if (item.prices.length === 0) ctx.out('  no price for this date');
@@ -153,19 +160,19 @@ export const lookup: Command = {
 export const forceApply: Command = {
   name: 'force-apply',
   summary: 'apply a waiting update across a gap (audited); older waiting updates are skipped',
-  usage: 'UPDATE_ID --reason TEXT',
+  usage: 'LOCATION:SEQUENCE --reason TEXT',
   options: { reason: { type: 'string' } },
   positionals: [1, 1],
   run(ctx) {
-    const id = ctx.args[0]!;
-    if (!/^\d+$/.test(id)) throw new UsageError('UPDATE_ID is the update number shown by status (e.g. 12)');
+    const name = parseUpdateName(ctx.args[0]!);
+    if (!name) throw new UsageError(UPDATE_NAME_HELP);
     const reason = ctx.values.reason;
     if (typeof reason !== 'string' || reason.trim() === '') throw new UsageError('--reason is required: it goes into the audit log');
     return withCore(ctx, (core) => {
-      const result = core.forceApply(Number(id), operatorName(), reason.trim());
+      const result = core.forceApply(resolveUpdateName(core.agentDb, name).inboxId, operatorName(), reason.trim());
       if (ctx.json) ctx.printJson(result);
       else {
-        ctx.out(`Force-applied location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}.`);
+        ctx.out(`Force-applied update ${formatUpdateName(result.forced.locationId, result.forced.changeSequence)} (location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}).`);
         for (const a of result.then) ctx.out(`Then applied ChangeSequence ${a.changeSequence}.`);
       }
       return EXIT.ok;
@@ -202,7 +209,7 @@ export const deliveries: Command = {
       else
         for (const d of rows) {
           ctx.out(
-            `${d.receivedAt}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
+            `${timeWithZone(d.receivedAt)}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
           );
         }
       return EXIT.ok;

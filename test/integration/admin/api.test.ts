@@ -91,13 +91,21 @@ describe('admin API', async () => {
     await t.post(update(9, 7, 6, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 2)])]));
     await t.settle();
     const waiting = t.agent.core.status().find((l) => l.locationId === 9)!.waiting[0]!;
-    const noReason = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: '{}' });
+    assert.equal(waiting.changeSequence, 7);
+    const noReason = await api(`/api/updates/9:7/force-apply`, { method: 'POST', headers: change, body: '{}' });
     assert.equal(noReason.status, 400);
     assert.equal((noReason.body as { error: { id: string } }).error.id, 'reason_required');
-    const ok = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: JSON.stringify({ reason: 'support ticket 12' }) });
+    const reason = JSON.stringify({ reason: 'support ticket 12' });
+    const badName = await api(`/api/updates/9-7/force-apply`, { method: 'POST', headers: change, body: reason });
+    assert.equal(badName.status, 400);
+    assert.equal((badName.body as { error: { id: string } }).error.id, 'invalid_update_name');
+    // The window sends LOCATION:SEQUENCE (URL-encoded); the inbox number still works as #N.
+    const ok = await api(`/api/updates/${encodeURIComponent('9:7')}/force-apply`, { method: 'POST', headers: change, body: reason });
     assert.equal(ok.status, 200);
-    const again = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: JSON.stringify({ reason: 'support ticket 12' }) });
+    assert.equal((ok.body as { forced: { inboxId: number } }).forced.inboxId, waiting.inboxId);
+    const again = await api(`/api/updates/${encodeURIComponent(`#${waiting.inboxId}`)}/force-apply`, { method: 'POST', headers: change, body: reason });
     assert.equal(again.status, 409);
+    assert.equal((again.body as { error: { id: string } }).error.id, 'not_pending');
   });
 
   it('pauses and resumes applying', async () => {
