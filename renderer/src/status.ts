@@ -1,6 +1,7 @@
 import { summarise, locationLabel, type Light, type OperationsAlert, type Summary } from '../../src/admin/summary';
 import { formatUpdateName } from '../../src/domain/update-name';
 import { errorText, send } from './api';
+import { ConflictsView } from './conflicts';
 import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
 import type { StatusLocation, StatusResponse } from './types';
 
@@ -15,6 +16,7 @@ export function summaryOf(status: StatusResponse): Summary {
     now: new Date(),
     paused: status.paused,
     gapAlertMinutes: status.gapAlertMinutes,
+    baselineSettleSeconds: status.baselineSettleSeconds,
     alerts: status.alerts ?? [],
     formatTime: (iso) => shortTime(iso),
   });
@@ -58,7 +60,12 @@ function alertBanners(alerts: readonly OperationsAlert[], openOperations: () => 
   );
 }
 
+/** One per window: it keeps the comparisons it built, so a refresh does not fetch both bodies again. */
+let conflictsView: ConflictsView | null = null;
+
 export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void, openOperations: () => void = () => undefined): void {
+  conflictsView ??= new ConflictsView(refresh);
+  void conflictsView.update(status.locations.some((l) => l.conflicts > 0));
   const chartHolder = container.querySelector('#chart-section');
   const banners = alertBanners(summary.alerts, openOperations);
   const cards: Child[] = status.locations.map((l) => locationCard(l, summary.locations.find((s) => s.locationId === l.locationId)!, refresh));
@@ -71,7 +78,7 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
   if (existing) {
     container.querySelector('#ops-alerts')?.replaceWith(banners);
     existing.replaceWith(list);
-  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, list, chartHolder);
+  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, conflictsView.element, list, chartHolder);
 }
 
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {
@@ -107,7 +114,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
                 h('td', {}, String(w.changeSequence)),
                 h('td', {}, w.waitingFor === null ? '—' : `update ${w.waitingFor}`),
                 h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
-                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: applied within a minute' : 'first update: needs acceptance'),
+                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: waiting for the first publication' : 'first update: needs acceptance'),
                 h('td', {}, h('button', { type: 'button', class: 'secondary small', 'data-update': formatUpdateName(l.locationId, w.changeSequence), onclick: () => void forceApply(l, w.changeSequence, refresh) }, `Force apply update ${w.changeSequence} for location ${l.locationId}…`)),
               ),
             ),

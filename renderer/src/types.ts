@@ -8,6 +8,8 @@ export interface StatusResponse {
   readonly generatedAt: string;
   readonly paused: boolean;
   readonly gapAlertMinutes: number;
+  /** sync.baselineSettleSeconds: how long a new location's first deliveries are collected. */
+  readonly baselineSettleSeconds: number;
   readonly locations: StatusLocation[];
   /** Banners from the operations services (tunnel, disk, clock, backups). */
   readonly alerts: OperationsAlert[];

@@ -95,6 +95,7 @@ export class AdminService implements AgentService {
       now,
       paused: this.agent.isPaused,
       gapAlertMinutes: this.config.admin.gapAlertMinutes,
+      baselineSettleSeconds: this.config.sync.baselineSettleSeconds,
       alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),
       formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
     });

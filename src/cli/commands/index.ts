@@ -1,4 +1,5 @@
 import { adminUrl } from '../../admin/command';
+import { CONFLICT_COMMANDS } from './conflicts';
 import type { Command } from '../command';
 import { devPublisher } from './dev-publisher';
 import { OPS_COMMANDS } from './ops';
@@ -6,4 +7,4 @@ import { STAFF_COMMANDS } from './staff';
 import { ackWarnings, configShow, deliveries, forceApply, importCommand, lookup, serve, status } from './sync';
 
 /** Every CLI command. Add a module's commands here. */
-export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, forceApply, ackWarnings, deliveries, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];
+export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, forceApply, ...CONFLICT_COMMANDS, ackWarnings, deliveries, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];

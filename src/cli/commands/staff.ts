@@ -10,6 +10,7 @@ import { silentLogger } from '../../log';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
+import { staffSyncText } from '../../admin/wording';
 
 /** Runs fn with a StaffService on the agent's database (the cache), closed afterwards. */
 async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Promise<T> | T): Promise<T> {
@@ -55,7 +56,7 @@ export function describeAccrual(a: AccrualView): string[] {
   lines.push(`  average hours per week: ${a.avgHoursPerWeek ?? na}`);
   lines.push(`  average days per week: ${a.avgDaysPerWeek ?? na}`);
   lines.push(`  day rate: ${a.dayRate ?? na}`);
-  lines.push(`  as of ${a.asOf ?? '(not stated)'}; fetched ${timeWithZone(a.fetchedAt)}${a.source === 'cache' ? ' (cached' + (a.liveError ? `: the service could not be reached: ${a.liveError}` : '') + ')' : ''}`);
+  lines.push(`  as of ${a.asOf ?? '(not stated)'}; fetched ${timeWithZone(a.fetchedAt)}${a.source === 'cache' ? ' (cached' + (a.liveError ? `; the live fetch failed: ${a.liveError}` : '') + ')' : ''}`);
   return lines;
 }
 
@@ -88,7 +89,8 @@ export const staffSync: Command = {
       const report = await staff.sync({ full: ctx.values.full === true });
       if (ctx.json) ctx.printJson({ report, freshness: staff.freshness() });
       else {
-        ctx.out(`Staff sync (${report.mode}) in ${report.ms} ms: ${Object.entries(report.counts).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
+        const held = staff.freshness().find((f) => f.resource === 'employees')?.records ?? null;
+        ctx.out(`Staff sync in ${report.ms} ms: ${staffSyncText(report.mode, report.counts, held)}.`);
         for (const e of report.errors) ctx.out(`  FAILED ${e.resource}: ${e.message} (the cached data was kept)`);
         for (const w of report.warnings.slice(0, 20)) ctx.out(`  warning: ${w}`);
       }

@@ -13,6 +13,7 @@ import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { startAgent } from '../../ops/startup';
 import { timeWithZone } from '../../domain/local-time';
+import { plural } from '../../admin/wording';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -74,7 +75,7 @@ export const importCommand: Command = {
       } else {
         const e = outcome.envelope;
         ctx.out(`Stored update ${formatUpdateName(e.LocationID, e.ChangeSequence)} (location ${e.LocationID} ChangeSequence ${e.ChangeSequence}, parent ${e.ParentChangeSequence}; inbox #${outcome.inboxId}): ${outcome.decision}.`);
-        for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
+        for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${plural(a.warnings, 'warning', 'warnings')}).`);
         if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
       }
       return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
@@ -98,7 +99,9 @@ export function describeLocation(s: LocationStatus): string[] {
     else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
-  if (s.conflicts > 0) lines.push(`  ${s.conflicts} conflicting bodies received under a ChangeSequence already used (kept, not applied)`);
+  if (s.conflicts > 0) {
+    lines.push(`  ${plural(s.conflicts, 'update was', 'updates were')} received again with different content (not applied): compare with \`pos-sync-agent conflicts\`, keep one with \`resolve-conflict\``);
+  }
   if (s.warnings > 0) {
     lines.push(`  ${s.warnings} unacknowledged warnings:`);
     for (const w of s.recentWarnings.slice(0, 10)) lines.push(`    [change ${w.changeSequence}] ${w.path}: ${w.message}`);
@@ -190,7 +193,7 @@ export const ackWarnings: Command = {
     return withCore(ctx, (core) => {
       const count = core.acknowledgeWarnings(operatorName(), locationId);
       if (ctx.json) ctx.printJson({ acknowledged: count });
-      else ctx.out(`Acknowledged ${count} warnings.`);
+      else ctx.out(`Acknowledged ${plural(count, 'warning', 'warnings')}.`);
       return EXIT.ok;
     });
   },
