@@ -105,8 +105,8 @@ export function summariseLocation(l: StatusLocation, options: SummaryOptions): L
     light = worst(light, 'red');
     lines.push(
       l.conflicts === 1
-        ? 'An update arrived again with different content under the same number — compare the two below and keep one.'
-        : `${l.conflicts} updates arrived again with different content under a number already used — compare them below and keep one of each.`,
+        ? 'An update arrived again with different content under the same number — compare the two copies and keep one.'
+        : `${l.conflicts} updates arrived again with different content under a number already used — compare the copies and keep one of each.`,
     );
   }
   if (l.warnings > 0) {

@@ -109,7 +109,7 @@ describe('summarise', () => {
   });
   it('offers a way out of a conflict instead of "contact support" (point 14), and counts in good English (point 15)', () => {
     const one = summarise([location({ conflicts: 1, warnings: 1 })], options);
-    assert.equal(one.locations[0]!.lines[0], 'An update arrived again with different content under the same number — compare the two below and keep one.');
+    assert.equal(one.locations[0]!.lines[0], 'An update arrived again with different content under the same number — compare the two copies and keep one.');
     assert.equal(one.locations[0]!.lines[1], 'One warning from applied updates (some items were skipped).');
     assert.doesNotMatch(one.locations[0]!.lines.join(' '), /contact support/);
   });
