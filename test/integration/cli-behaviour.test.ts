@@ -85,6 +85,8 @@ describe('the CLI process', () => {
     const { dir, config } = site();
     const badConfig = path.join(dir, 'bad.json');
     fs.writeFileSync(badConfig, JSON.stringify({ webhook: { port: 'eighty' } }));
+    const badPayload = path.join(dir, 'no-parent.json');
+    fs.writeFileSync(badPayload, JSON.stringify({ LocationID: 1, ChangeSequence: 2 }));
     const cases: { args: string[]; status: number; id: string }[] = [
       { args: ['status', '--bogus'], status: 2, id: 'usage' },
       { args: ['frob'], status: 2, id: 'usage' },
@@ -93,6 +95,7 @@ describe('the CLI process', () => {
       { args: ['force-apply', '3021:1043', '--reason', 'lost', '--config', config], status: 1, id: 'update_not_found' },
       { args: ['lookup', '--plu', '4242', '--config', config], status: 1, id: 'plu_not_found' },
       { args: ['import', path.join(dir, 'missing.json'), '--config', config], status: 4, id: 'file_unreadable' },
+      { args: ['import', badPayload, '--config', config], status: 4, id: 'invalid_envelope' },
     ];
     for (const c of cases) {
       const r = cli(['--json', ...c.args]);

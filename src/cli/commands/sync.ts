@@ -7,6 +7,7 @@ import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { writeErr } from '../output';
 import { agentServices } from '../services';
 import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
@@ -69,7 +70,10 @@ export const importCommand: Command = {
   run(ctx) {
     return withCore(ctx, (core) => {
       const { outcome, applied } = core.importFile(ctx.args[0]!, operatorName());
-      if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied });
+      // A refused payload is an error: with --json it goes to stderr as {"error":{...}} like every other.
+      if (ctx.json && outcome.kind === 'rejected') {
+        writeErr(`${JSON.stringify({ error: { id: outcome.errorId, message: `${outcome.error.field}: ${outcome.error.message}`, field: outcome.error.field, quarantineId: outcome.quarantineId } })}\n`);
+      } else if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied });
       else if (outcome.kind === 'rejected') {
         ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
       } else {
