@@ -49,4 +49,5 @@ export function describeUpdateName(name: UpdateName): string {
 }
 
 /** The usage text shared by the CLI and the API's error. */
-export const UPDATE_NAME_HELP = 'name an update as LOCATION:SEQUENCE (e.g. 118:1047, as status and the window show it), or #N for the inbox number';
+export const UPDATE_NAME_HELP =
+  "name an update as LOCATION:SEQUENCE (e.g. 118:1047, as status and the window show it), or '#N' for the inbox number (quoted: shells read # as a comment)";

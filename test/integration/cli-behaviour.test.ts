@@ -52,10 +52,13 @@ describe('the CLI process', () => {
       [`--config=${config}`, 'status'],
       ['status', '--config', config],
       ['--json', '--config', config, 'status'],
+      // A command's own option with a value, before the command.
+      ['--location', '3021', '--config', config, 'ack-warnings'],
     ]) {
       const r = cli(args);
       assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
       if (args.includes('--json')) assert.deepEqual((JSON.parse(r.stdout) as { locations: unknown[] }).locations, []);
+      else if (args.includes('ack-warnings')) assert.match(r.stdout, /Acknowledged 0 warnings\./);
       else assert.match(r.stdout, /No updates received yet/);
     }
     // Two-word commands too, with the option between nothing and the words.

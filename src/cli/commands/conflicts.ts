@@ -90,7 +90,7 @@ export const conflictsCommand: Command = {
 export const resolveConflictCommand: Command = {
   name: 'resolve-conflict',
   summary: 'keep one body of a conflicting update (first, later or #N) and drop the others; audited',
-  usage: 'LOCATION:SEQUENCE --keep first|later|#N --reason TEXT',
+  usage: "LOCATION:SEQUENCE --keep first|later|'#N' --reason TEXT",
   options: { keep: { type: 'string' }, reason: { type: 'string' } },
   positionals: [1, 1],
   run(ctx) {
