@@ -34,7 +34,15 @@ export function resolveUpdateName(db: Db, name: UpdateName): NamedUpdate {
   else if (name.kind === 'sequence') {
     row = db.prepare<[number, number], Row>(`${columns} WHERE location_id = ? AND change_sequence = ? ${preferred} LIMIT 1`).get(name.locationId, name.changeSequence);
   } else {
-    const rows = db.prepare<[number, number], Row>(`${columns} WHERE id = ? OR change_sequence = ? ${preferred}`).all(name.value, name.value);
+    // By inbox number, and by ChangeSequence per known location through the (location_id,
+    // change_sequence) index (CROSS JOIN keeps that loop order): no scan of a large inbox.
+    const rows = db
+      .prepare<[number, number], Row>(
+        `SELECT * FROM (${columns} WHERE id = ?
+           UNION SELECT i.id, i.location_id, i.change_sequence, i.state FROM known_locations k CROSS JOIN inbox i ON i.location_id = k.location_id AND i.change_sequence = ?)
+         ${preferred}`,
+      )
+      .all(name.value, name.value);
     // One candidate per update name: the rows of a conflicting redelivery are the same update.
     const seen = new Set<string>();
     const distinct = rows.filter((r) => {
