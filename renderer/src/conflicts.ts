@@ -13,8 +13,11 @@ type Row = DiffLine | { readonly kind: 'skipped'; readonly count: number };
 
 const STATE_TEXT: Record<string, string> = { pending: 'waiting', applied: 'on the till', stale: 'behind the till', conflict: 'not applied' };
 
+/** Rows shown per comparison: a first publication differs in thousands of lines, which no one reads here. */
+const MAX_ROWS = 400;
+
 /** Pairs removed and added lines into rows of two cells; unchanged lines fill both. */
-function sideBySide(rows: readonly Row[]): HTMLElement[] {
+function sideBySide(rows: readonly Row[], name: string): HTMLElement[] {
   const out: HTMLElement[] = [];
   const cell = (kind: 'same' | 'removed' | 'added' | 'empty', text: string): HTMLElement =>
     h('td', { class: `diff-${kind}` }, kind === 'removed' ? h('span', { class: 'visually-hidden' }, 'only in the first: ') : kind === 'added' ? h('span', { class: 'visually-hidden' }, 'only in the later: ') : null, text);
@@ -37,6 +40,13 @@ function sideBySide(rows: readonly Row[]): HTMLElement[] {
     }
   }
   flush();
+  if (out.length > MAX_ROWS) {
+    const more = out.length - MAX_ROWS;
+    return [
+      ...out.slice(0, MAX_ROWS),
+      h('tr', { class: 'diff-skipped' }, h('td', { colspan: 2 }, `… ${more.toLocaleString()} more rows not shown; the whole comparison: pos-sync-agent conflicts ${name}`)),
+    ];
+  }
   return out;
 }
 
@@ -96,7 +106,7 @@ export class ConflictsView {
               { class: 'diff' },
               h('caption', { class: 'visually-hidden' }, `Differences between the first and the later body of update ${c.changeSequence}`),
               h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, heading(first!, true)), h('th', { scope: 'col' }, heading(b, false)))),
-              h('tbody', {}, ...sideBySide(diffHunks(diffLines(bodyLines(firstText), bodyLines(laterText))))),
+              h('tbody', {}, ...sideBySide(diffHunks(diffLines(bodyLines(firstText), bodyLines(laterText))), c.name)),
             );
       comparisons.push(table);
     }

@@ -127,4 +127,15 @@ describe('status window: issue 12', { timeout: 120_000 }, async () => {
     assert.equal(await page.locator('#summary-label').innerText(), 'Up to date');
     assert.deepEqual(consoleErrors, []);
   });
+
+  it('shows at most 400 rows of a large comparison and says where the rest is', async () => {
+    const big = (sell: number): Record<string, unknown> =>
+      update(9300, 5, 4, Array.from({ length: 300 }, (_, i) => item(2000 + i, i, [price('2026-01-01', '2027-12-31', 'Eat In', sell + i)])));
+    assert.equal((await t.post(big(1))).status, 200);
+    assert.equal((await t.post(big(2))).status, 200);
+    const section = page.locator('[data-conflict="9300:5"]');
+    await section.waitFor({ timeout: 10_000 });
+    assert.equal(await section.locator('tbody tr').count(), 401);
+    assert.match(await section.locator('tbody tr').last().innerText(), /more rows not shown; the whole comparison: pos-sync-agent conflicts 9300:5/);
+  });
 });
