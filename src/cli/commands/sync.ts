@@ -87,7 +87,7 @@ export const importCommand: Command = {
   },
 };
 
-export function describeLocation(s: LocationStatus): string[] {
+export function describeLocation(s: LocationStatus, settleSeconds = 60): string[] {
   const lines = [
     `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
     s.lastChangeSequence === null
@@ -99,7 +99,7 @@ export function describeLocation(s: LocationStatus): string[] {
     const name = formatUpdateName(s.locationId, w.changeSequence);
     if (w.reason === 'waiting') lines.push(`  waiting: update ${name} needs ${w.waitingFor} first, received ${timeWithZone(w.receivedAt)}`);
     else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, older than what is applied; contact support`);
-    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received in the first minute becomes the baseline`);
+    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; nothing is on the till yet: waiting up to ${settleSeconds} s for head office's first publication, then the lowest update received becomes the baseline`);
     else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
@@ -125,7 +125,7 @@ export const status: Command = {
       if (ctx.json) ctx.printJson({ locations, ops: ops.json });
       else {
         if (locations.length === 0) ctx.out('No updates received yet.');
-        for (const s of locations) ctx.out(describeLocation(s).join('\n'));
+        for (const s of locations) ctx.out(describeLocation(s, core.config.sync.baselineSettleSeconds).join('\n'));
         ctx.out(ops.lines.join('\n'));
       }
       return EXIT.ok;
