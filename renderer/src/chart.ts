@@ -3,6 +3,7 @@ import 'uplot/dist/uPlot.min.css';
 import { get } from './api';
 import { h, replace } from './dom';
 import type { DailyStats } from './types';
+import { plural } from '../../src/admin/wording';
 
 const DAYS = 14;
 
@@ -40,7 +41,7 @@ export class DeliveriesChart {
     const total = stats.delivered.reduce((a, b) => a + b, 0);
     const refused = stats.rejected.reduce((a, b) => a + b, 0);
     const slowest = Math.max(0, ...stats.applyMsMax.map((v) => v ?? 0));
-    this.totals.textContent = `${total} deliveries received, ${refused} refused; slowest apply ${slowest.toFixed(0)} ms (days in ${stats.timeZone}).`;
+    this.totals.textContent = `${plural(total, 'delivery', 'deliveries')} received, ${refused} refused; slowest apply ${slowest.toFixed(0)} ms (days in ${stats.timeZone}).`;
     replace(
       this.tableHolder,
       h(

@@ -3,6 +3,7 @@ import { ago, h, replace, shortTime, toast } from './dom';
 
 // The staff lookups' own JSON types (src/employees/model.ts is type-only and import-free).
 import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffSummary as Summary } from '../../src/employees/model';
+import { plainServiceProblem } from '../../src/admin/wording';
 
 /** The person card the admin API builds from the staff lookups (src/admin/server.ts). */
 interface Card {
@@ -105,7 +106,9 @@ export class StaffView {
       { class: 'banner banner-offline', role: 'status', id: 'staff-offline' },
       h('strong', {}, 'Offline: '),
       `staff data is from the offline cache, ${age}.`,
-      f.lastError ? ` The employee service could not be reached: ${f.lastError}` : '',
+      f.lastError ? ` ${plainServiceProblem(f.lastError)}` : '',
+      // The raw error (address, system error code) is for support, folded away.
+      f.lastError ? h('details', { class: 'tech' }, h('summary', {}, 'Technical details'), h('code', {}, f.lastError)) : null,
     );
   }
 
@@ -241,7 +244,7 @@ export class StaffView {
       'div',
       {},
       h('p', {}, h('strong', { class: 'balance' }, a.balanceText), ` — ${when}.`),
-      a.liveError ? h('p', { class: 'warn' }, `The employee service could not be reached: ${a.liveError}`) : null,
+      a.liveError ? h('p', { class: 'warn' }, `This is the last balance fetched. ${plainServiceProblem(a.liveError)}`) : null,
       a.flexible === true
         ? h('p', { class: 'muted' }, `Flexible worker: about ${a.avgHoursPerWeek ?? '?'} hours over ${a.avgDaysPerWeek ?? '?'} days a week${a.dayRate ? `, day rate ${a.dayRate}` : ''}.`)
         : a.flexible === false

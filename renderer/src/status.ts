@@ -1,5 +1,7 @@
 import { summarise, locationLabel, type Light, type OperationsAlert, type Summary } from '../../src/admin/summary';
+import { formatUpdateName } from '../../src/domain/update-name';
 import { errorText, send } from './api';
+import { ConflictsView } from './conflicts';
 import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
 import type { StatusLocation, StatusResponse } from './types';
 
@@ -16,6 +18,7 @@ export function summaryOf(status: StatusResponse): Summary {
     pausedBy: status.pausedBy ?? null,
     pausedAt: status.pausedAt ?? null,
     gapAlertMinutes: status.gapAlertMinutes,
+    baselineSettleSeconds: status.baselineSettleSeconds,
     alerts: status.alerts ?? [],
     formatTime: (iso) => shortTime(iso),
   });
@@ -80,8 +83,12 @@ function refusalLine(status: StatusResponse): HTMLElement {
     'If head office\'s own calls are among them, check the token and Origin they were given (Settings).',
   );
 }
+/** One per window: it keeps the comparisons it built, so a refresh does not fetch both bodies again. */
+let conflictsView: ConflictsView | null = null;
 
 export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void, openOperations: () => void = () => undefined): void {
+  conflictsView ??= new ConflictsView(refresh);
+  void conflictsView.update(status.locations.some((l) => l.conflicts > 0));
   const chartHolder = container.querySelector('#chart-section');
   const banners = alertBanners(summary.alerts, openOperations);
   const cards: Child[] = status.locations.map((l) => locationCard(l, summary.locations.find((s) => s.locationId === l.locationId)!, refresh));
@@ -96,7 +103,7 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
     container.querySelector('#ops-alerts')?.replaceWith(banners);
     existing.replaceWith(list);
     container.querySelector('#refusals')?.replaceWith(refusals);
-  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, list, refusals, chartHolder);
+  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, conflictsView.element, list, refusals, chartHolder);
 }
 
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {
@@ -132,8 +139,8 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
                 h('td', {}, String(w.changeSequence)),
                 h('td', {}, w.waitingFor === null ? '—' : `update ${w.waitingFor}`),
                 h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
-                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: applied within a minute' : 'first update: needs acceptance'),
-                h('td', {}, h('button', { type: 'button', class: 'secondary small', onclick: () => void forceApply(l, w.inboxId, w.changeSequence, refresh) }, `Force apply ${w.changeSequence}…`)),
+                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: waiting for the first publication' : 'first update: needs acceptance'),
+                h('td', {}, h('button', { type: 'button', class: 'secondary small', 'data-update': formatUpdateName(l.locationId, w.changeSequence), onclick: () => void forceApply(l, w.changeSequence, refresh) }, `Force apply update ${w.changeSequence} for location ${l.locationId}…`)),
               ),
             ),
           ),
@@ -159,21 +166,24 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
   );
 }
 
-async function forceApply(l: StatusLocation, inboxId: number, changeSequence: number, refresh: () => void): Promise<void> {
+async function forceApply(l: StatusLocation, changeSequence: number, refresh: () => void): Promise<void> {
+  // The one name of an update (LOCATION:SEQUENCE), the same the CLI takes and support quotes.
+  const name = formatUpdateName(l.locationId, changeSequence);
   const answer = await confirmDialog({
-    title: `Force apply update ${changeSequence}?`,
+    title: `Force apply update ${changeSequence} for location ${l.locationId}?`,
     body: [
       h('p', {}, `This applies update ${changeSequence} to ${locationLabel(l)} without the update it is waiting for. Prices from the missing update may then be wrong until support resends it.`),
       h('p', {}, 'Do this only when support has told you to. Your name and reason go to the audit log.'),
+      h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, `pos-sync-agent force-apply ${name} --reason "…"`)),
     ],
-    confirmLabel: `Force apply ${changeSequence}`,
+    confirmLabel: `Force apply update ${changeSequence}`,
     danger: true,
     input: { label: 'Reason (required)', required: true },
   });
   if (!answer.confirmed) return;
   try {
-    await send('POST', `/api/updates/${inboxId}/force-apply`, { reason: answer.value });
-    toast(`Update ${changeSequence} applied.`);
+    await send('POST', `/api/updates/${encodeURIComponent(name)}/force-apply`, { reason: answer.value });
+    toast(`Update ${changeSequence} for location ${l.locationId} applied.`);
   } catch (err) {
     toast(`Not applied: ${errorText(err)}`, 'error');
   }

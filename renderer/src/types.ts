@@ -12,6 +12,8 @@ export interface StatusResponse {
   readonly pausedBy?: string | null;
   readonly pausedAt?: string | null;
   readonly gapAlertMinutes: number;
+  /** sync.baselineSettleSeconds: how long a new location's first deliveries are collected. */
+  readonly baselineSettleSeconds: number;
   readonly locations: StatusLocation[];
   /** Refused webhook calls per reason (src/webhook/refusals.ts). */
   readonly refusals?: RefusalSnapshot;

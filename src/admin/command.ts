@@ -2,6 +2,7 @@ import { AppError } from '../errors';
 import { EXIT, type Command } from '../cli/command';
 import { LOGIN_PARAM, mintLoginCode } from './security';
 import { loadOrCreateToken, rotateToken, tokenFilePath } from './token';
+import { timeWithZone } from '../domain/local-time';
 
 /**
  * Prints a login link for the status window (a manager who lost the tab, or whose session ended).
@@ -27,7 +28,7 @@ export const adminUrl: Command = {
     else {
       if (rotated) ctx.out('New access token written: every open status window must log in again; scripts need the new token (admin-token file).');
       ctx.out(url);
-      ctx.out(`(works once, until ${login.expiresAt.toISOString()}; keep it private)`);
+      ctx.out(`(works once, until ${timeWithZone(login.expiresAt.toISOString())}; keep it private)`);
     }
     return EXIT.ok;
   },

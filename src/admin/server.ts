@@ -32,9 +32,12 @@ import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
 import { changesRoutes } from './changes-routes';
 import { secretsRoutes, type SecretsBridge } from './secrets-routes';
+import { parseUpdateName, UPDATE_NAME_HELP } from '../domain/update-name';
+import { resolveUpdateName } from '../store/update-names';
+import { keepConflictBody, listConflicts } from '../store/conflicts';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
-export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings' | 'refusals'>;
+export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings' | 'refusals' | 'drainNow'>;
 
 export interface AdminDeps {
   readonly agent: AdminAgent;
@@ -208,6 +211,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
       pausedAt: agent.core.pause().changedAt,
       refusals: agent.refusals.snapshot(),
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
+      baselineSettleSeconds: agent.config.sync.baselineSettleSeconds,
       locations: core.status(),
       alerts: collectAlerts(agent, deps.panelServices, log),
     });
@@ -256,8 +260,11 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json({ outcome, applied });
   });
 
-  app.post('/api/updates/:inboxId/force-apply', json, async (req, res) => {
-    const inboxId = positiveInt(req.params.inboxId, 'inboxId');
+  // :name is LOCATION:SEQUENCE as the window shows it (e.g. 118:1047), or #N / N for the inbox number.
+  app.post('/api/updates/:name/force-apply', json, async (req, res) => {
+    const name = parseUpdateName(req.params.name);
+    if (!name) throw new AppError('invalid_update_name', 400, UPDATE_NAME_HELP);
+    const inboxId = resolveUpdateName(agent.core.agentDb, name).inboxId;
     const reason = (req.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
       throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');
@@ -265,6 +272,29 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     const result = await agent.forceApply(inboxId, actor(), reason.trim());
     log.warn(`status window: update #${inboxId} force-applied by ${actor()}`);
     res.json(result);
+  });
+
+  // Conflicting redeliveries (store/conflicts.ts): listed for the window, which fetches both bodies
+  // through /api/payloads/inbox/:id; keeping one is audited and the kept body then waits its turn.
+  app.get('/api/conflicts', (_req, res) => {
+    res.json({ conflicts: listConflicts(core.agentDb) });
+  });
+
+  app.post('/api/conflicts/:name/keep', json, async (req, res) => {
+    const name = parseUpdateName(req.params.name);
+    if (!name) throw new AppError('invalid_update_name', 400, UPDATE_NAME_HELP);
+    const body = req.body as { inboxId?: unknown; reason?: unknown } | undefined;
+    const reason = body?.reason;
+    if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
+      throw new AppError('reason_required', 400, 'say why you keep this body (3 to 500 characters); it goes to the audit log');
+    }
+    const keep = body?.inboxId;
+    if (typeof keep !== 'number' || !Number.isSafeInteger(keep) || keep < 1) throw new AppError('invalid_parameter', 400, 'inboxId must be the number of one of the bodies');
+    const target = resolveUpdateName(core.agentDb, name);
+    const resolution = keepConflictBody(core.agentDb, core.tillDb, { locationId: target.locationId, changeSequence: target.changeSequence, keep, actor: actor(), reason: reason.trim() });
+    log.warn(`status window: conflict of update ${resolution.name} resolved by ${actor()}: kept #${resolution.kept}`);
+    const applied = resolution.keptState === 'pending' ? await agent.drainNow() : [];
+    res.json({ resolution, applied });
   });
 
   app.post('/api/warnings/acknowledge', json, (req, res) => {

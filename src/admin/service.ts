@@ -97,6 +97,7 @@ export class AdminService implements AgentService {
       pausedBy: this.agent.core.pause().changedBy,
       pausedAt: this.agent.core.pause().changedAt,
       gapAlertMinutes: this.config.admin.gapAlertMinutes,
+      baselineSettleSeconds: this.config.sync.baselineSettleSeconds,
       alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),
       formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
     });

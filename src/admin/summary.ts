@@ -16,6 +16,8 @@ export interface LocationSummary {
   readonly light: Light;
   /** Plain sentences, most important first. */
   readonly lines: readonly string[];
+  /** A new location collecting its first deliveries (amber only for that): the headline says so plainly. */
+  readonly settling: boolean;
 }
 
 export interface Summary {
@@ -54,6 +56,8 @@ export interface SummaryOptions {
   readonly pausedAt?: string | null;
   /** A gap older than this turns red: the missing update is probably not coming by itself. */
   readonly gapAlertMinutes: number;
+  /** How long a new location's first deliveries are collected before the lowest is applied (sync.baselineSettleSeconds). */
+  readonly baselineSettleSeconds?: number;
   /** How a time is shown (the window: the browser's locale; tests: fixed). */
   readonly formatTime: (iso: string) => string;
 }
@@ -71,14 +75,24 @@ export function locationLabel(l: Pick<StatusLocation, 'locationId' | 'locationNa
 export function summariseLocation(l: StatusLocation, options: SummaryOptions): LocationSummary {
   const lines: string[] = [];
   let light: Light = 'green';
+  let settling = false;
   const gapAlertMs = options.gapAlertMinutes * 60_000;
+  const settleSeconds = options.baselineSettleSeconds ?? 60;
   for (const w of l.waiting) {
     const since = options.formatTime(w.receivedAt);
     if (w.reason === 'needs-adoption') {
       light = worst(light, 'red');
       lines.push(`Update ${w.changeSequence} is the first one seen here and waits for an operator to accept it (force-apply) — received ${since}.`);
     } else if (w.reason === 'settling') {
-      lines.push(`Update ${w.changeSequence} is one of the first received for this location (${since}); it is applied within a minute, once any earlier update has had time to arrive.`);
+      // Nothing is on the till yet: amber, never "up to date" (the till still has no menu from head office).
+      light = worst(light, 'amber');
+      if (!settling) {
+        settling = true;
+        lines.push(
+          `Waiting up to ${settleSeconds} s for head office's first publication: update ${w.changeSequence} arrived at ${since}; ` +
+            'the till is updated once any earlier update has had time to arrive.',
+        );
+      }
     } else if (w.reason === 'fork') {
       light = worst(light, 'red');
       lines.push(`Update ${w.changeSequence} continues from ${w.parentChangeSequence}, which is not the update applied here — contact support before forcing it.`);
@@ -92,18 +106,22 @@ export function summariseLocation(l: StatusLocation, options: SummaryOptions): L
   }
   if (l.conflicts > 0) {
     light = worst(light, 'red');
-    lines.push(`${l.conflicts} update${l.conflicts === 1 ? '' : 's'} arrived with a change number already used for different content — contact support.`);
+    lines.push(
+      l.conflicts === 1
+        ? 'An update arrived again with different content under the same number — compare the two copies and keep one.'
+        : `${l.conflicts} updates arrived again with different content under a number already used — compare the copies and keep one of each.`,
+    );
   }
   if (l.warnings > 0) {
     light = worst(light, 'amber');
-    lines.push(`${l.warnings} warning${l.warnings === 1 ? '' : 's'} from applied updates (some items were skipped).`);
+    lines.push(`${l.warnings === 1 ? 'One warning' : `${l.warnings} warnings`} from applied updates (some items were skipped).`);
   }
   if (l.lastChangeSequence === null && l.waiting.length === 0) {
     light = worst(light, 'amber');
     lines.push('Nothing applied yet.');
   }
   if (lines.length === 0) lines.push(`Up to date: update ${l.lastChangeSequence} applied ${l.lastAppliedAt ? options.formatTime(l.lastAppliedAt) : ''}.`.replace(' .', '.'));
-  return { locationId: l.locationId, light, lines };
+  return { locationId: l.locationId, light, lines, settling: settling && light === 'amber' };
 }
 
 /** Alerts worst first: red, amber, then those that only inform; order kept otherwise. */
@@ -129,6 +147,9 @@ export function summarise(locations: readonly StatusLocation[], options: Summary
         : locations.length === 1
           ? 'The till is up to date.'
           : `All ${locations.length} locations are up to date.`;
+  } else if (perLocation.every((s) => s.light === 'green' || s.settling)) {
+    const settling = perLocation.filter((s) => s.settling).length;
+    headline = `${settling === 1 ? (locations.length === 1 ? 'New location' : 'One new location') : `${settling} new locations`}: waiting up to ${options.baselineSettleSeconds ?? 60} s for head office's first publication.`;
   } else {
     const behind = perLocation.filter((s) => s.light !== 'green').length;
     headline =

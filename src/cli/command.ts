@@ -3,6 +3,7 @@ import type { Config } from '../config/schema';
 import { configureLogging, type Logger } from '../log';
 import { loadConfigWithSecrets } from '../ops/secrets';
 import path from 'node:path';
+import { writeOut } from './output';
 
 export const EXIT = {
   ok: 0,
@@ -66,10 +67,10 @@ export function makeContext(args: string[], values: CommandContext['values']): C
       });
     },
     out(text) {
-      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      writeOut(text.endsWith('\n') ? text : `${text}\n`);
     },
     printJson(value) {
-      process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      writeOut(`${JSON.stringify(value, null, 2)}\n`);
     },
   };
 }

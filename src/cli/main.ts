@@ -1,57 +1,196 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, AppError, describeError } from '../errors';
 import { redactor } from '../log';
+import { appVersion } from '../version';
 import { EXIT, UsageError, makeContext, type Command } from './command';
 import { COMMANDS } from './commands';
+import { guardOutputStreams, writeErr, writeOut } from './output';
 import { restrictUmask } from '../ops/private-files';
 
+/** Options every command takes, wherever they stand on the line (before or after the command). */
 const COMMON_OPTIONS = {
   config: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
 
-function findCommand(words: readonly string[]): { command: Command; rest: string[] } | null {
+const EXIT_CODES_TEXT = 'Exit codes: 0 ok, 1 failed, 2 usage, 3 configuration, 4 input refused.';
+
+/** The first word of a two-word command (`staff`, `secrets`...): typed alone, it lists its commands. */
+function groupOf(word: string | undefined): Command[] {
+  return word === undefined ? [] : COMMANDS.filter((c) => c.name.startsWith(`${word} `));
+}
+
+/**
+ * Option names that take a value in every command that has them. Their value is skipped when finding
+ * the command's words, so `--config site.json status` is `status`, not a command named `site.json`.
+ * A name that is a flag somewhere is not skipped: parseArgs then checks the line in full.
+ */
+function valueOptions(): Map<string, boolean> {
+  const takesValue = new Map<string, boolean>();
+  const specs = [COMMON_OPTIONS, ...COMMANDS.map((c) => c.options ?? {})];
+  for (const spec of specs) {
+    for (const [name, option] of Object.entries(spec)) {
+      const isString = option.type === 'string';
+      takesValue.set(name, (takesValue.get(name) ?? true) && isString);
+      if (option.short) takesValue.set(option.short, (takesValue.get(option.short) ?? true) && isString);
+    }
+  }
+  return takesValue;
+}
+
+/** The words of the line that are not options or option values: the command name comes first. */
+export function commandWords(argv: readonly string[]): string[] {
+  const takesValue = valueOptions();
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      words.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith('-') && arg.length > 1) {
+      const name = arg.replace(/^--?/, '');
+      if (!name.includes('=') && takesValue.get(name) === true) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  return words;
+}
+
+function findCommand(words: readonly string[]): Command | null {
   for (const take of [2, 1]) {
+    if (words.length < take) continue;
     const name = words.slice(0, take).join(' ');
     const command = COMMANDS.find((c) => c.name === name);
-    if (command) return { command, rest: words.slice(take) };
+    if (command) return command;
   }
   return null;
 }
 
 const HELP_COLUMN = 40;
 
-function help(): string {
+function helpLine(c: Command): string {
   // Two columns; a command whose usage is too long for the first gets its summary on the next line.
-  const line = (c: Command): string => {
-    const usage = `${c.name} ${c.usage}`.trim();
-    return usage.length < HELP_COLUMN ? `  ${usage.padEnd(HELP_COLUMN)}${c.summary}` : `  ${usage}\n  ${' '.repeat(HELP_COLUMN)}${c.summary}`;
-  };
+  const usage = `${c.name} ${c.usage}`.trim();
+  return usage.length < HELP_COLUMN ? `  ${usage.padEnd(HELP_COLUMN)}${c.summary}` : `  ${usage}\n  ${' '.repeat(HELP_COLUMN)}${c.summary}`;
+}
+
+function help(): string {
   return [
     'Usage: pos-sync-agent COMMAND [options] [--config FILE] [--json]',
     '',
     'Commands:',
-    ...COMMANDS.map(line),
+    ...COMMANDS.map(helpLine),
     '',
     'Every command takes --config FILE (default: built-in defaults plus POS_SYNC__* environment variables)',
-    'and --json where it prints data. Exit codes: 0 ok, 1 failed, 2 usage, 3 configuration, 4 input refused.',
+    'and --json where it prints data; options may stand before or after the command.',
+    '`pos-sync-agent COMMAND --help` shows one command; `--version` prints the version.',
+    EXIT_CODES_TEXT,
   ].join('\n');
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
-  const words = argv.filter((a) => !a.startsWith('-'));
-  const found = findCommand(words.slice(0, 2));
-  if (!found) {
-    if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
-      process.stdout.write(`${help()}\n`);
-      return argv.length === 0 ? EXIT.usage : EXIT.ok;
-    }
-    process.stderr.write(`Unknown command: ${words.slice(0, 2).join(' ') || '(none)'}\n\n${help()}\n`);
-    return EXIT.usage;
+function commandHelp(command: Command): string {
+  return [
+    `Usage: pos-sync-agent ${`${command.name} ${command.usage}`.trim()} [--config FILE] [--json]`,
+    '',
+    `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
+    '',
+    '  --config FILE   the site configuration (default: built-in defaults plus POS_SYNC__* variables)',
+    '  --json          print JSON (errors too: {"error":{"id","message"}} on stderr)',
+    '  -h, --help      this help',
+    '',
+    EXIT_CODES_TEXT,
+  ].join('\n');
+}
+
+function groupHelp(word: string, commands: readonly Command[]): string {
+  return [`Usage: pos-sync-agent ${word} COMMAND [options]`, '', 'Commands:', ...commands.map(helpLine), '', EXIT_CODES_TEXT].join('\n');
+}
+
+/** A word safe to repeat in a message: a command-like word, never the rest of the line (it may hold a secret). */
+function echoable(word: string | undefined): string | null {
+  return word !== undefined && /^[a-z]+(-[a-z]+)*$/i.test(word) && word.length <= 24 ? word : null;
+}
+
+/** `--json` is honoured for errors even when the line does not parse. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+interface Failure {
+  readonly code: number;
+  readonly id: string;
+  readonly message: string;
+  /** Extra JSON fields (a configuration error's problems). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Printed after the message in text mode only. */
+  readonly hint?: string;
+}
+
+/** Every error a command can end with, mapped to its exit code, stable id and a message without stack. */
+function failureOf(err: unknown, command: Command | null): Failure {
+  const usageHint = command ? `See: pos-sync-agent ${command.name} --help` : 'See: pos-sync-agent --help';
+  if (err instanceof UsageError || (err as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS')) {
+    return { code: EXIT.usage, id: 'usage', message: (err as Error).message, hint: usageHint };
   }
-  const { command } = found;
-  const nameWords = command.name.split(' ').length;
+  if (err instanceof ConfigError) return { code: EXIT.config, id: 'config_invalid', message: err.message, extra: { problems: err.problems } };
+  if (err instanceof AppError) {
+    return {
+      code: err.status === 400 || err.status === 422 ? EXIT.invalidInput : EXIT.failed,
+      id: err.id,
+      message: redactor.redact(err.message),
+    };
+  }
+  return { code: EXIT.failed, id: 'failed', message: redactor.redact(describeError(err)) };
+}
+
+function report(failure: Failure, json: boolean): number {
+  if (json) writeErr(`${JSON.stringify({ error: { id: failure.id, message: failure.message, ...(failure.extra ?? {}) } })}\n`);
+  else {
+    const suffix = failure.id === 'usage' || failure.id === 'config_invalid' ? '' : ` [${failure.id}]`;
+    writeErr(`${failure.message}${suffix}\n${failure.hint ? `${failure.hint}\n` : ''}`);
+  }
+  return failure.code;
+}
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const json = wantsJson(argv);
+  const words = commandWords(argv);
+  const command = findCommand(words);
+  if (!command) {
+    const asked = argv.includes('--help') || argv.includes('-h');
+    if (argv.includes('--version') || argv.includes('-V')) {
+      writeOut(json ? `${JSON.stringify({ version: appVersion() })}\n` : `pos-sync-agent ${appVersion()}\n`);
+      return EXIT.ok;
+    }
+    const group = groupOf(words[0]);
+    if (group.length > 0 && (words.length === 1 || asked)) {
+      if (asked) {
+        writeOut(`${groupHelp(words[0]!, group)}\n`);
+        return EXIT.ok;
+      }
+      return report({ code: EXIT.usage, id: 'usage', message: `${words[0]} needs a command: ${group.map((c) => c.name).join(', ')}`, hint: `See: pos-sync-agent ${words[0]} --help` }, json);
+    }
+    if (words.length === 0) {
+      // Asked for, help is the output; typed by mistake (no command), it is the usage error's text.
+      if (asked) writeOut(`${help()}\n`);
+      else if (json) report({ code: EXIT.usage, id: 'usage', message: 'no command given' }, json);
+      else writeErr(`${help()}\n`);
+      return asked ? EXIT.ok : EXIT.usage;
+    }
+    const known = group.length > 0 ? echoable(words[0]) : null;
+    const message = known
+      ? `Unknown ${known} command; the ${known} commands are: ${group.map((c) => c.name).join(', ')}`
+      : echoable(words[0])
+        ? `Unknown command: ${words[0]}`
+        : 'Unknown command';
+    return report({ code: EXIT.usage, id: 'usage', message, hint: 'See: pos-sync-agent --help' }, json);
+  }
+  const nameWords = command.name.split(' ');
   try {
     const parsed = parseArgs({
       args: [...argv],
@@ -60,43 +199,38 @@ export async function run(argv: readonly string[]): Promise<number> {
       strict: true,
     });
     if (parsed.values.help) {
-      process.stdout.write(`Usage: pos-sync-agent ${command.name} ${command.usage}\n${command.summary}\n`);
+      writeOut(`${commandHelp(command)}\n`);
       return EXIT.ok;
     }
-    const positionals = parsed.positionals.slice(nameWords);
+    if (parsed.values.version) {
+      writeOut(json ? `${JSON.stringify({ version: appVersion() })}\n` : `pos-sync-agent ${appVersion()}\n`);
+      return EXIT.ok;
+    }
+    // The command's words must be the first positionals: a flag placed before them cannot have taken one.
+    if (nameWords.some((w, i) => parsed.positionals[i] !== w)) {
+      throw new UsageError(`put the command first: pos-sync-agent ${command.name} ${command.usage}`.trim());
+    }
+    const positionals = parsed.positionals.slice(nameWords.length);
     const [min, max] = command.positionals ?? [0, 0];
     if (positionals.length < min || positionals.length > max) {
-      throw new UsageError(`expected: pos-sync-agent ${command.name} ${command.usage}`);
+      throw new UsageError(`expected: pos-sync-agent ${`${command.name} ${command.usage}`.trim()}`);
     }
     return await command.run(makeContext(positionals, parsed.values));
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(err as Error).message}\nSee: pos-sync-agent ${command.name} --help\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return EXIT.config;
-    }
-    if (err instanceof AppError) {
-      process.stderr.write(`${redactor.redact(err.message)} [${err.id}]\n`);
-      return err.status === 400 || err.status === 422 ? EXIT.invalidInput : EXIT.failed;
-    }
-    process.stderr.write(`${redactor.redact(describeError(err))}\n`);
-    return EXIT.failed;
+    return report(failureOf(err, command), json);
   }
 }
 
 export function main(argv: readonly string[]): void {
   // Every file any command writes (databases, backups, logs, zips, secrets) is owner-only.
   restrictUmask();
+  guardOutputStreams();
   run(argv).then(
     (code) => {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`${redactor.redact(describeError(err))}\n`);
-      process.exitCode = EXIT.failed;
+      process.exitCode = report(failureOf(err, null), wantsJson(argv));
     },
   );
 }

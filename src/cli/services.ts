@@ -4,6 +4,7 @@ import type { Config } from '../config/schema';
 import { StaffService } from '../employees/service';
 import type { Logger } from '../log';
 import { opsServices } from '../ops/services';
+import { writeOut } from './output';
 
 /**
  * The optional services `serve` runs beside the core (admin UI, staff sync, tunnel, backups...),
@@ -14,7 +15,7 @@ export function agentServices(config: Readonly<Config>, log: Logger): AgentServi
   // Staff lookups and their scheduled sync; first, so the status window finds it started.
   if (config.employees) services.push(new StaffService(config, log));
   // The status window; `serve` prints its login address (with the token) once, on the console only.
-  if (config.admin.enabled) services.push(new AdminService(log, { announce: (url) => process.stdout.write(`Status window: ${url}\n`) }));
+  if (config.admin.enabled) services.push(new AdminService(log, { announce: (url) => writeOut(`Status window: ${url}\n`) }));
   // Pid file, disk and clock checks, backups, retention, tunnel (docs/operations.md).
   services.push(...opsServices(config, log));
   return services;

@@ -26,6 +26,7 @@ import {
 import { searchTerms } from './search';
 import { syncStaff } from './sync';
 import { accrualView, residencyView } from './views';
+import { staffSyncText } from '../admin/wording';
 
 const RESIDENCY_KEYS = ['SettledStatus', 'SettledStatusShareCode', 'PreSettledStatus', 'PreSettledStatusExpiryDate', 'TemporaryLeaveToRemain', 'TemporaryLeaveToRemainExpiryDate'];
 
@@ -74,7 +75,7 @@ export class StaffService implements AgentService {
     }
     const tick = (): void => {
       this.sync().then(
-        (r) => this.log.info(`staff sync (${r.mode}): ${r.counts.employees} employees, ${r.counts.employments} employments in ${r.ms} ms${r.errors.length ? `; ${r.errors.length} failed` : ''}`),
+        (r) => this.log.info(`staff sync in ${r.ms} ms: ${staffSyncText(r.mode, r.counts, null)}${r.errors.length ? `; ${r.errors.length} failed` : ''}`),
         (err: unknown) => this.log.warn(`staff sync failed: ${describeError(err)}`),
       );
     };

@@ -5,6 +5,8 @@
  * functions here; ClockWatch collects what the HTTP clients observe.
  */
 
+import { timeWithZone } from '../domain/local-time';
+
 export interface SkewObservation {
   readonly source: string;
   /** Server time minus ours, in ms (positive: our clock is behind). */
@@ -83,14 +85,14 @@ export function machineTimezone(): string {
 
 export function describeSkew(o: SkewObservation): string {
   const seconds = Math.round(Math.abs(o.skewMs) / 1000);
-  return `the system clock is ${seconds} s ${o.skewMs > 0 ? 'behind' : 'ahead of'} ${o.source} (checked ${o.at}); ` +
+  return `the system clock is ${seconds} s ${o.skewMs > 0 ? 'behind' : 'ahead of'} ${o.source} (checked ${timeWithZone(o.at)}); ` +
     "fix the machine's time (Windows: Settings > Time > Sync now): the till's \"today\" and the logs depend on it";
 }
 
 export function describeMismatch(m: TimezoneMismatch): string {
   const fmt = (min: number): string => `UTC${min >= 0 ? '+' : '-'}${String(Math.floor(Math.abs(min) / 60)).padStart(2, '0')}:${String(Math.abs(min) % 60).padStart(2, '0')}`;
   return `the machine's timezone ${m.machineTimezone} (${fmt(m.machineOffsetMinutes)}) differs from the location's ${m.locationTimezone} ` +
-    `(${fmt(m.locationOffsetMinutes)} at ${m.differsAt}): the till computes "today" in the machine's timezone, so set the machine to ${m.locationTimezone}`;
+    `(${fmt(m.locationOffsetMinutes)} at ${timeWithZone(m.differsAt)}): the till computes "today" in the machine's timezone, so set the machine to ${m.locationTimezone}`;
 }
 
 /**

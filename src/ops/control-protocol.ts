@@ -96,6 +96,7 @@ export const ImportReply = z.object({
 });
 
 export const ForceApplyReply = z.object({ forced: AppliedUpdateSchema, then: z.array(AppliedUpdateSchema) });
+export const DrainReply = z.object({ applied: z.array(AppliedUpdateSchema) });
 export const AckWarningsReply = z.object({ acknowledged: z.number().int().nonnegative() });
 export const PausedReply = z.object({ paused: z.boolean(), changed: z.boolean(), changedAt: z.string().nullable(), changedBy: z.string().nullable() });
 export const PingReply = z.object({ pid: z.number().int(), dataDir: z.string() });

@@ -53,6 +53,11 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
     res.json(result);
   });
 
+  // After a change the command line made to agent.db itself (resolve-conflict): apply what now can be.
+  app.post('/drain', async (_req, res) => {
+    res.json({ applied: await agent.drainNow() });
+  });
+
   app.post('/ack-warnings', json, (req, res) => {
     const body = parseBody(AckWarningsBody, req.body);
     res.json({ acknowledged: agent.acknowledgeWarnings(actorOf(req), body.locationId) });

@@ -17,6 +17,7 @@ import { runningAgent } from './instance';
 import { makePrivateFile } from './private-files';
 import { backupDir, logDir, secretsFile } from './paths';
 import { readTunnelState } from './tunnel';
+import { appVersion } from '../version';
 
 /**
  * The support bundle: what support asks for first, as one zip — masked configuration, versions,
@@ -40,18 +41,6 @@ export function scrubPersonalData(text: string): string {
     // machine's own loopback addresses say nothing about anyone and help support read the lines.
     .replace(/(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/g, (ip) => (ip.startsWith('127.') ? ip : '<ip>'))
     .replace(/(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g, (ip) => (ip === '::1' || (!ip.includes('::') && ip.split(':').length < 4) ? ip : '<ip>'));
-}
-
-function appVersion(): string {
-  for (const candidate of [path.join(__dirname, '..', '..', 'package.json'), path.join(__dirname, '..', '..', '..', 'package.json')]) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'pos-sync-agent') return pkg.version ?? 'unknown';
-    } catch {
-      // try the next
-    }
-  }
-  return 'unknown';
 }
 
 function betterSqliteVersion(): string {

@@ -6,6 +6,7 @@ import { checkDisk, formatBytes } from './disk';
 import { runningAgent } from './instance';
 import { backupDir } from './paths';
 import { describeTunnel, readTunnelState } from './tunnel';
+import { timeWithZone } from '../domain/local-time';
 
 /**
  * The operations part of `pos-sync-agent status`, readable from another process than the agent's:
@@ -17,7 +18,7 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
   const disk = checkDisk(config, now);
   const lastBackup = listBackups(backupDir(config))[0] ?? null;
   const clock = clockState(config, machineTimezone(), clockWatch.observations(), now);
-  const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${agent.startedAt})` : 'Agent not running'];
+  const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${timeWithZone(agent.startedAt)})` : 'Agent not running'];
   if (config.tunnel) lines.push(...describeTunnel(tunnel, agent !== null));
   lines.push(
     disk.freeBytes === null
@@ -27,7 +28,7 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
   const backupAgeHours = lastBackup ? (now.getTime() - Date.parse(lastBackup.takenAt)) / 3_600_000 : null;
   lines.push(
     lastBackup
-      ? `Last backup: ${lastBackup.takenAt} (${formatBytes(lastBackup.bytes)})${backupAgeHours !== null && backupAgeHours > 48 ? ' — more than two days old' : ''}`
+      ? `Last backup: ${timeWithZone(lastBackup.takenAt)} (${formatBytes(lastBackup.bytes)})${backupAgeHours !== null && backupAgeHours > 48 ? ' — more than two days old' : ''}`
       : config.backup.enabled
         ? 'Last backup: none yet'
         : 'Backups: disabled',

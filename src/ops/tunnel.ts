@@ -6,6 +6,7 @@ import { secretsOf } from '../config/load';
 import type { Config } from '../config/schema';
 import { AppError, describeError } from '../errors';
 import { redactor, type Logger } from '../log';
+import { timeWithZone } from '../domain/local-time';
 import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from './clock';
 import { localTime, tunnelAlerts, tunnelPanel } from './panels';
 import { tunnelStateFile } from './paths';
@@ -380,12 +381,12 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
 /** Lines for `pos-sync-agent status` (the lead's status command calls this). */
 export function describeTunnel(state: TunnelState | null, agentAlive: boolean): string[] {
   if (!state) return ['Tunnel: not reported yet (is the agent running?)'];
-  if (!agentAlive) return [`Tunnel: unknown — the agent is not running (last seen ${state.phase} at ${state.updatedAt})`];
+  if (!agentAlive) return [`Tunnel: unknown — the agent is not running (last seen ${state.phase} at ${timeWithZone(state.updatedAt)})`];
   const lines = [`Tunnel to ${state.publicUrl}: ${state.phase}${state.reason ? ` (${state.reason})` : ''}`];
-  if (state.pid !== null) lines.push(`  pid ${state.pid}, started ${state.startedAt}, ${state.restarts} restarts`);
-  if (state.nextRestartAt) lines.push(`  next start at ${state.nextRestartAt}`);
-  if (state.lastCheck) lines.push(`  last check ${state.lastCheck.at}: ${state.lastCheck.ok ? `ok in ${state.lastCheck.ms} ms` : state.lastCheck.error}`);
-  if (state.lastWakeAt) lines.push(`  machine last woke at ${state.lastWakeAt}`);
+  if (state.pid !== null) lines.push(`  pid ${state.pid}, started ${timeWithZone(state.startedAt)}, ${state.restarts} restarts`);
+  if (state.nextRestartAt) lines.push(`  next start at ${timeWithZone(state.nextRestartAt)}`);
+  if (state.lastCheck) lines.push(`  last check ${timeWithZone(state.lastCheck.at)}: ${state.lastCheck.ok ? `ok in ${state.lastCheck.ms} ms` : state.lastCheck.error}`);
+  if (state.lastWakeAt) lines.push(`  machine last woke at ${timeWithZone(state.lastWakeAt)}`);
   const tail = state.output.slice(-3);
   if (state.phase !== 'running' && tail.length > 0) lines.push('  last output:', ...tail.map((l) => `    ${l}`));
   return lines;

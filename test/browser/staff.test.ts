@@ -93,10 +93,17 @@ describe('staff lookup in Chromium', { timeout: 120_000 }, async () => {
     simClosed = true;
     await page.getByRole('button', { name: 'Get current holiday balance' }).click();
     await page.locator('#staff-accrual').getByText(/from the offline cache/).waitFor({ timeout: 15_000 });
-    assert.match(await page.locator('#staff-accrual').innerText(), /42\.75 Hours[\s\S]*could not be reached/);
+    const accrual = await page.locator('#staff-accrual').innerText();
+    assert.match(accrual, /42\.75 Hours[\s\S]*This is the last balance fetched\. Nothing answered at the employee service’s address/);
+    assert.doesNotMatch(accrual, /could not be reached:|ECONNREFUSED|http:\/\//, 'issue 12, point 15: plain words, no raw URL or error code');
     await page.getByRole('button', { name: 'Refresh staff data now' }).click();
     await page.locator('#staff-offline').waitFor({ timeout: 15_000 });
-    assert.match(await page.locator('#staff-offline').innerText(), /Offline: staff data is from the offline cache, last refreshed just now \(\d\d:\d\d\)\. The employee service could not be reached/);
+    const banner = await page.locator('#staff-offline').innerText();
+    assert.match(banner, /Offline: staff data is from the offline cache, last refreshed just now \(\d\d:\d\d\)\. Nothing answered at the employee service’s address: the service may be down, or the address in the settings may be wrong\./);
+    assert.doesNotMatch(banner, /could not be reached|ECONNREFUSED|http:\/\//, 'the technical text is folded away');
+    // For support, the raw error is one click away.
+    await page.locator('#staff-offline summary', { hasText: 'Technical details' }).click();
+    assert.match(await page.locator('#staff-offline details code').innerText(), /ECONNREFUSED/);
     await page.getByLabel('Search staff').fill('wisniewski');
     await page.locator('#staff-results button', { hasText: 'Łukasz Wiśniewski' }).click();
     await page.locator('#staff-name', { hasText: 'Łukasz Wiśniewski' }).waitFor();

@@ -23,7 +23,7 @@ describe('the CLI', () => {
     assert.match(third.stdout, /Not applied yet/);
     const waiting = cli(config, 'status');
     assert.match(waiting.stdout, /last applied ChangeSequence 1041/);
-    assert.match(waiting.stdout, /waiting: update #2 \(ChangeSequence 1043\) needs 1042 first/);
+    assert.match(waiting.stdout, /waiting: update 3021:1043 needs 1042 first/);
     const statusJson = JSON.parse(cli(config, 'status', '--json').stdout) as { locations: { waiting: { waitingFor: number }[] }[] };
     assert.equal(statusJson.locations[0]!.waiting[0]!.waitingFor, 1042);
 
@@ -55,7 +55,7 @@ describe('the CLI', () => {
     assert.match(noReason.stderr, /--reason is required/);
     const forced = cli(config, 'force-apply', '2', '--reason', 'support says 1042 is lost');
     assert.equal(forced.status, 0, forced.stderr);
-    assert.match(forced.stdout, /Force-applied location 3021 ChangeSequence 1043/);
+    assert.match(forced.stdout, /Force-applied update 3021:1043 \(location 3021 ChangeSequence 1043\)/);
     const again = cli(config, 'force-apply', '2', '--reason', 'again');
     assert.equal(again.status, 1);
     assert.match(again.stderr, /is applied; only a waiting update can be force-applied \[not_pending\]/);

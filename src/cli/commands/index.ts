@@ -1,4 +1,5 @@
 import { adminUrl } from '../../admin/command';
+import { CONFLICT_COMMANDS } from './conflicts';
 import type { Command } from '../command';
 import { changes } from './changes';
 import { devPublisher } from './dev-publisher';
@@ -7,4 +8,4 @@ import { STAFF_COMMANDS } from './staff';
 import { ackWarnings, configShow, deliveries, forceApply, importCommand, lookup, pause, resume, serve, status } from './sync';
 
 /** Every CLI command. Add a module's commands here. */
-export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, changes, forceApply, ackWarnings, pause, resume, deliveries, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];
+export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, changes, forceApply, ...CONFLICT_COMMANDS, ackWarnings, pause, resume, deliveries, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];

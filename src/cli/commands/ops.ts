@@ -5,7 +5,7 @@ import { backupDatabase, checkBackupFile, listBackups, restoreDatabase } from '.
 import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
-import { assertSecretName, headlessSecretStore, loadConfigWithSecrets, SECRET_NAMES, secretEnvName, secretsFileFor } from '../../ops/secrets';
+import { assertSecretName, dataDirFor, headlessSecretStore, loadConfigWithSecrets, SECRET_NAMES, secretEnvName, secretsFileFor } from '../../ops/secrets';
 import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
@@ -13,6 +13,8 @@ import { formatBytes } from '../../ops/disk';
 import { AppError } from '../../errors';
 import { configureWriter, storeFilePath } from '../../store/database';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { writeErr } from '../output';
+import { timeWithZone } from '../../domain/local-time';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 
@@ -61,6 +63,25 @@ export async function readSecretFromStdin(prompt: string, input: NodeJS.ReadStre
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/**
+ * Which data folder a secrets command works on, said before anything else: without --config it is
+ * the default folder, and a site whose agent runs with `--config site.json` (another dataDir) would
+ * never see the secret. On stderr, so `secrets list --json` stays parseable.
+ */
+function announceSecretsFolder(ctx: CommandContext): string {
+  const file = secretsFileFor({ file: configFile(ctx) });
+  const dataDir = dataDirFor({ file: configFile(ctx) });
+  if (configFile(ctx) === null) {
+    const agent = runningAgent(dataDir);
+    writeErr(
+      `No --config given: using the default data folder ${dataDir}` +
+        `${agent ? ` (the agent running with pid ${agent.pid} uses it too)` : ' (no agent is running from it)'}. ` +
+        'If the site runs with --config FILE, run this again with that --config.\n',
+    );
+  }
+  return file;
+}
+
 export const secretsSet: Command = {
   name: 'secrets set',
   summary: `store a secret (read from stdin, never the command line); NAME is one of: ${SECRET_NAMES.join(', ')}`,
@@ -68,9 +89,9 @@ export const secretsSet: Command = {
   positionals: [1, 1],
   async run(ctx) {
     const name = assertSecretName(ctx.args[0]!);
-    const file = secretsFileFor({ file: configFile(ctx) });
+    const file = announceSecretsFolder(ctx);
     const store = headlessSecretStore(file);
-    const value = await readSecretFromStdin(`Value for ${name} (not shown): `);
+    const value = await readSecretFromStdin(`Value for ${name}, to be stored in ${file} (not shown): `);
     if (value.length === 0) throw new UsageError('no value given on stdin');
     store.set(name, value);
     const overridden = store.sourceOf(name) === 'environment';
@@ -85,7 +106,7 @@ export const secretsList: Command = {
   summary: 'the names of the secrets that are set, and where each comes from (never the values)',
   usage: '',
   run(ctx) {
-    const file = secretsFileFor({ file: configFile(ctx) });
+    const file = announceSecretsFolder(ctx);
     const store = headlessSecretStore(file);
     const rows = SECRET_NAMES.map((name) => ({ name, source: store.sourceOf(name), environmentVariable: secretEnvName(name) }));
     if (ctx.json) ctx.printJson({ file, secrets: rows });
@@ -104,8 +125,9 @@ export const secretsDelete: Command = {
   positionals: [1, 1],
   run(ctx) {
     const name = assertSecretName(ctx.args[0]!);
-    const removed = headlessSecretStore(secretsFileFor({ file: configFile(ctx) })).delete(name);
-    ctx.out(removed ? `Removed ${name}.` : `${name} was not in the secrets file.`);
+    const file = announceSecretsFolder(ctx);
+    const removed = headlessSecretStore(file).delete(name);
+    ctx.out(removed ? `Removed ${name} from ${file}.` : `${name} was not in ${file}.`);
     return EXIT.ok;
   },
 };
@@ -151,7 +173,7 @@ export const backupList: Command = {
     else
       for (const b of backups) {
         const check = b.check ? `  ${b.check.ok ? `ok; ${b.check.locations.map((l) => `location ${l.locationId} at ${l.lastChangeSequence ?? '-'}`).join(', ')}` : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
-        ctx.out(`${b.takenAt}  ${formatBytes(b.bytes).padStart(10)}  ${b.file}${check}`);
+        ctx.out(`${timeWithZone(b.takenAt)}  ${formatBytes(b.bytes).padStart(10)}  ${b.file}${check}`);
       }
     return EXIT.ok;
   },
@@ -198,10 +220,8 @@ export const tunnelStatus: Command = {
   usage: '',
   run(ctx) {
     const config = opsConfig(ctx);
-    if (!config.tunnel) {
-      ctx.out('No tunnel configured (config "tunnel").');
-      return EXIT.ok;
-    }
+    // Exit 0 means "a configured tunnel is running": with none configured there is nothing running (exit 1).
+    if (!config.tunnel) throw new AppError('tunnel_not_configured', 404, 'no tunnel is configured (configuration key "tunnel"); head office reaches the webhook directly');
     const state = readTunnelState(config.dataDir);
     const alive = runningAgent(config.dataDir) !== null;
     if (ctx.json) ctx.printJson({ agentRunning: alive, tunnel: state });

@@ -8,6 +8,9 @@ import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { writeErr } from '../output';
+import { timeWithZone } from '../../domain/local-time';
+import { staffSyncText } from '../../admin/wording';
 
 /** Runs fn with a StaffService on the agent's database (the cache), closed afterwards. */
 async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Promise<T> | T): Promise<T> {
@@ -42,7 +45,7 @@ function resolveEmployee(staff: StaffService, text: string): number {
 export function describeFreshness(f: Freshness): string {
   if (f.refreshedAt === null) return `${f.resource}: never synced${f.lastError ? ` (last attempt failed: ${f.lastError})` : ''}`;
   const age = f.ageMinutes === 0 ? 'just now' : f.ageMinutes! < 120 ? `${f.ageMinutes} min ago` : `${Math.round(f.ageMinutes! / 60)} h ago`;
-  return `${f.resource}: ${f.records} records, refreshed ${age} (${f.refreshedAt}, ${f.lastMode})${f.stale ? ' STALE' : ''}${f.lastError ? `; last attempt failed: ${f.lastError}` : ''}`;
+  return `${f.resource}: ${f.records} records, refreshed ${age} (${timeWithZone(f.refreshedAt)}, ${f.lastMode})${f.stale ? ' STALE' : ''}${f.lastError ? `; last attempt failed: ${f.lastError}` : ''}`;
 }
 
 export function describeAccrual(a: AccrualView): string[] {
@@ -53,7 +56,7 @@ export function describeAccrual(a: AccrualView): string[] {
   lines.push(`  average hours per week: ${a.avgHoursPerWeek ?? na}`);
   lines.push(`  average days per week: ${a.avgDaysPerWeek ?? na}`);
   lines.push(`  day rate: ${a.dayRate ?? na}`);
-  lines.push(`  as of ${a.asOf ?? '(not stated)'}; fetched ${a.fetchedAt}${a.source === 'cache' ? ' (cached' + (a.liveError ? `: the service could not be reached: ${a.liveError}` : '') + ')' : ''}`);
+  lines.push(`  as of ${a.asOf ?? '(not stated)'}; fetched ${timeWithZone(a.fetchedAt)}${a.source === 'cache' ? ' (cached' + (a.liveError ? `; the live fetch failed: ${a.liveError}` : '') + ')' : ''}`);
   return lines;
 }
 
@@ -86,7 +89,8 @@ export const staffSync: Command = {
       const report = await staff.sync({ full: ctx.values.full === true });
       if (ctx.json) ctx.printJson({ report, freshness: staff.freshness() });
       else {
-        ctx.out(`Staff sync (${report.mode}) in ${report.ms} ms: ${Object.entries(report.counts).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
+        const held = staff.freshness().find((f) => f.resource === 'employees')?.records ?? null;
+        ctx.out(`Staff sync in ${report.ms} ms: ${staffSyncText(report.mode, report.counts, held)}.`);
         for (const e of report.errors) ctx.out(`  FAILED ${e.resource}: ${e.message} (the cached data was kept)`);
         for (const w of report.warnings.slice(0, 20)) ctx.out(`  warning: ${w}`);
       }
@@ -171,11 +175,10 @@ export const staffSubmit: Command = {
         return EXIT.ok;
       } catch (err) {
         if (!(err instanceof EmployeeValidationError)) throw err;
-        if (ctx.json) ctx.printJson({ sent: 0, errors: err.fieldErrors });
-        else {
-          process.stderr.write(`Nothing was sent: ${err.fieldErrors.length} field error${err.fieldErrors.length === 1 ? '' : 's'} in ${file}:\n`);
-          for (const e of err.fieldErrors) process.stderr.write(`  ${describeFieldError(e)}\n`);
-        }
+        const message = `Nothing was sent: ${err.fieldErrors.length} field error${err.fieldErrors.length === 1 ? '' : 's'} in ${file}`;
+        // An error, so on stderr in both modes; --json keeps the field errors for a script to show.
+        if (ctx.json) writeErr(`${JSON.stringify({ error: { id: 'employees_invalid', message, fieldErrors: err.fieldErrors } })}\n`);
+        else writeErr([`${message}:`, ...err.fieldErrors.map((e) => `  ${describeFieldError(e)}`), ''].join('\n'));
         return EXIT.invalidInput;
       }
     });

@@ -1,9 +1,13 @@
 import { maskConfig } from '../../config/load';
 import { AgentCore, operatorName, readImportFile } from '../../core';
 import { isIsoDate } from '../../domain/dates';
+import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
+import { resolveUpdateName } from '../../store/update-names';
+import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { writeErr } from '../output';
 import { agentServices } from '../services';
 import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
@@ -14,6 +18,8 @@ import type { PauseState } from '../../store/operations-state';
 import type { ReceiptOutcome } from '../../store/inbox';
 import type { AppliedUpdate } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
+import { timeWithZone } from '../../domain/local-time';
+import { plural } from '../../admin/wording';
 
 function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
   const config = ctx.config();
@@ -89,13 +95,16 @@ export const importCommand: Command = {
     });
     const { outcome, applied } = change.result;
     handedTo(ctx, change);
-    if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied, ...viaWhom(change) });
+    // A refused payload is an error: with --json it goes to stderr as {"error":{...}} like every other.
+    if (ctx.json && outcome.kind === 'rejected') {
+      writeErr(`${JSON.stringify({ error: { id: outcome.errorId, message: `${outcome.error.field}: ${outcome.error.message}`, field: outcome.error.field, quarantineId: outcome.quarantineId } })}\n`);
+    } else if (ctx.json) ctx.printJson({ outcome: outcome.kind === 'stored' ? { ...outcome, body: undefined } : outcome, applied, ...viaWhom(change) });
     else if (outcome.kind === 'rejected') {
       ctx.out(`Refused: ${outcome.error.field}: ${outcome.error.message} (kept as quarantine #${outcome.quarantineId}).`);
     } else {
       const e = outcome.envelope;
-      ctx.out(`Stored location ${e.LocationID} ChangeSequence ${e.ChangeSequence} (parent ${e.ParentChangeSequence}) as update #${outcome.inboxId}: ${outcome.decision}.`);
-      for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${a.warnings} warnings).`);
+      ctx.out(`Stored update ${formatUpdateName(e.LocationID, e.ChangeSequence)} (location ${e.LocationID} ChangeSequence ${e.ChangeSequence}, parent ${e.ParentChangeSequence}; inbox #${outcome.inboxId}): ${outcome.decision}.`);
+      for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${plural(a.warnings, 'warning', 'warnings')}).`);
       if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
     }
     return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
@@ -104,7 +113,7 @@ export const importCommand: Command = {
 
 function describePause(p: PauseState): string {
   if (!p.paused) return 'Applying updates: running.';
-  return `Applying updates: PAUSED${p.changedBy ? ` by ${p.changedBy}` : ''}${p.changedAt ? ` at ${p.changedAt}` : ''}; deliveries are still received and stored. Resume with \`pos-sync-agent resume\`.`;
+  return `Applying updates: PAUSED${p.changedBy ? ` by ${p.changedBy}` : ''}${p.changedAt ? ` at ${timeWithZone(p.changedAt)}` : ''}; deliveries are still received and stored. Resume with \`pos-sync-agent resume\`.`;
 }
 
 function pauseCommand(paused: boolean): Command {
@@ -143,21 +152,25 @@ function pauseCommand(paused: boolean): Command {
 export const pause = pauseCommand(true);
 export const resume = pauseCommand(false);
 
-export function describeLocation(s: LocationStatus): string[] {
+export function describeLocation(s: LocationStatus, settleSeconds = 60): string[] {
   const lines = [
     `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
     s.lastChangeSequence === null
       ? '  nothing applied yet'
-      : `  last applied ChangeSequence ${s.lastChangeSequence} at ${s.lastAppliedAt}`,
+      : `  last applied ChangeSequence ${s.lastChangeSequence} at ${timeWithZone(s.lastAppliedAt)}`,
   ];
   for (const w of s.waiting) {
-    if (w.reason === 'waiting') lines.push(`  waiting: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) needs ${w.waitingFor} first, received ${w.receivedAt}`);
-    else if (w.reason === 'fork') lines.push(`  cannot apply: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) follows ${w.parentChangeSequence}, older than what is applied; contact support`);
-    else if (w.reason === 'settling') lines.push(`  new location: update #${w.inboxId} (ChangeSequence ${w.changeSequence}) received ${w.receivedAt}; the lowest update received in the first minute becomes the baseline`);
-    else lines.push(`  needs adoption: update #${w.inboxId} (ChangeSequence ${w.changeSequence}); run force-apply ${w.inboxId} to adopt it as the baseline`);
+    // Named LOCATION:SEQUENCE, as force-apply takes it and the window shows it (domain/update-name.ts).
+    const name = formatUpdateName(s.locationId, w.changeSequence);
+    if (w.reason === 'waiting') lines.push(`  waiting: update ${name} needs ${w.waitingFor} first, received ${timeWithZone(w.receivedAt)}`);
+    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, older than what is applied; contact support`);
+    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; nothing is on the till yet: waiting up to ${settleSeconds} s for head office's first publication, then the lowest update received becomes the baseline`);
+    else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
-  if (s.conflicts > 0) lines.push(`  ${s.conflicts} conflicting bodies received under a ChangeSequence already used (kept, not applied)`);
+  if (s.conflicts > 0) {
+    lines.push(`  ${plural(s.conflicts, 'update was', 'updates were')} received again with different content (not applied): compare with \`pos-sync-agent conflicts\`, keep one with \`resolve-conflict\``);
+  }
   if (s.warnings > 0) {
     lines.push(`  ${s.warnings} unacknowledged warnings:`);
     for (const w of s.recentWarnings.slice(0, 10)) lines.push(`    [change ${w.changeSequence}] ${w.path}: ${w.message}`);
@@ -179,7 +192,7 @@ export const status: Command = {
       else {
         if (pauseNow.paused) ctx.out(describePause(pauseNow));
         if (locations.length === 0) ctx.out('No updates received yet.');
-        for (const s of locations) ctx.out(describeLocation(s).join('\n'));
+        for (const s of locations) ctx.out(describeLocation(s, core.config.sync.baselineSettleSeconds).join('\n'));
         ctx.out(ops.lines.join('\n'));
       }
       return EXIT.ok;
@@ -200,11 +213,12 @@ export const lookup: Command = {
     const locationId = optionalInteger(ctx, 'location');
     return withCore(ctx, (core) => {
       const answer = core.lookup(plu, { locationId, date: (date as string | undefined) ?? null });
+      // Not found is a failure (exit 1), so a script can tell "no such PLU" from "priced" without parsing.
+      if (answer.items.length === 0) throw new AppError('plu_not_found', 404, `no item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}`);
       if (ctx.json) {
         ctx.printJson(answer);
         return EXIT.ok;
       }
-      if (answer.items.length === 0) ctx.out(`No item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}.`);
       for (const item of answer.items) {
         ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${answer.date}`);
         if (item.prices.length === 0) ctx.out('  no price for this date');
@@ -220,28 +234,30 @@ export const lookup: Command = {
 export const forceApply: Command = {
   name: 'force-apply',
   summary: 'apply a waiting update across a gap (audited); older waiting updates are skipped',
-  usage: 'UPDATE_ID --reason TEXT',
+  usage: 'LOCATION:SEQUENCE --reason TEXT',
   options: { reason: { type: 'string' } },
   positionals: [1, 1],
   async run(ctx) {
-    const id = ctx.args[0]!;
-    if (!/^\d+$/.test(id)) throw new UsageError('UPDATE_ID is the update number shown by status (e.g. 12)');
+    const name = parseUpdateName(ctx.args[0]!);
+    if (!name) throw new UsageError(UPDATE_NAME_HELP);
     const reason = ctx.values.reason;
     if (typeof reason !== 'string' || reason.trim() === '') throw new UsageError('--reason is required: it goes into the audit log');
     const config = ctx.config();
     const actor = operatorName();
+    // The name (LOCATION:SEQUENCE, #N) is resolved here, read-only; the change itself is handed over.
+    const inboxId = withCore(ctx, (core) => resolveUpdateName(core.agentDb, name).inboxId);
     const change = await runChange({
       dataDir: config.dataDir,
       what: 'force-apply',
       actor,
-      viaAgent: (client) => client.request(ForceApplyReply, { method: 'POST', route: '/force-apply', body: { inboxId: Number(id), reason: reason.trim() } }),
-      direct: () => withCore(ctx, (core) => core.forceApply(Number(id), actor, reason.trim())),
+      viaAgent: (client) => client.request(ForceApplyReply, { method: 'POST', route: '/force-apply', body: { inboxId, reason: reason.trim() } }),
+      direct: () => withCore(ctx, (core) => core.forceApply(inboxId, actor, reason.trim())),
     });
     const result = change.result;
     handedTo(ctx, change);
     if (ctx.json) ctx.printJson({ ...result, ...viaWhom(change) });
     else {
-      ctx.out(`Force-applied location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}.`);
+      ctx.out(`Force-applied update ${formatUpdateName(result.forced.locationId, result.forced.changeSequence)} (location ${result.forced.locationId} ChangeSequence ${result.forced.changeSequence}).`);
       for (const a of result.then) ctx.out(`Then applied ChangeSequence ${a.changeSequence}.`);
     }
     return EXIT.ok;
@@ -266,7 +282,7 @@ export const ackWarnings: Command = {
     });
     handedTo(ctx, change);
     if (ctx.json) ctx.printJson({ acknowledged: change.result.acknowledged, ...viaWhom(change) });
-    else ctx.out(`Acknowledged ${change.result.acknowledged} warnings.`);
+    else ctx.out(`Acknowledged ${plural(change.result.acknowledged, 'warning', 'warnings')}.`);
     return EXIT.ok;
   },
 };
@@ -284,7 +300,7 @@ export const deliveries: Command = {
       else
         for (const d of rows) {
           ctx.out(
-            `${d.receivedAt}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
+            `${timeWithZone(d.receivedAt)}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
           );
         }
       return EXIT.ok;

@@ -91,13 +91,45 @@ describe('admin API', async () => {
     await t.post(update(9, 7, 6, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 2)])]));
     await t.settle();
     const waiting = t.agent.core.status().find((l) => l.locationId === 9)!.waiting[0]!;
-    const noReason = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: '{}' });
+    assert.equal(waiting.changeSequence, 7);
+    const noReason = await api(`/api/updates/9:7/force-apply`, { method: 'POST', headers: change, body: '{}' });
     assert.equal(noReason.status, 400);
     assert.equal((noReason.body as { error: { id: string } }).error.id, 'reason_required');
-    const ok = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: JSON.stringify({ reason: 'support ticket 12' }) });
+    const reason = JSON.stringify({ reason: 'support ticket 12' });
+    const badName = await api(`/api/updates/9-7/force-apply`, { method: 'POST', headers: change, body: reason });
+    assert.equal(badName.status, 400);
+    assert.equal((badName.body as { error: { id: string } }).error.id, 'invalid_update_name');
+    // The window sends LOCATION:SEQUENCE (URL-encoded); the inbox number still works as #N.
+    const ok = await api(`/api/updates/${encodeURIComponent('9:7')}/force-apply`, { method: 'POST', headers: change, body: reason });
     assert.equal(ok.status, 200);
-    const again = await api(`/api/updates/${waiting.inboxId}/force-apply`, { method: 'POST', headers: change, body: JSON.stringify({ reason: 'support ticket 12' }) });
+    assert.equal((ok.body as { forced: { inboxId: number } }).forced.inboxId, waiting.inboxId);
+    const again = await api(`/api/updates/${encodeURIComponent(`#${waiting.inboxId}`)}/force-apply`, { method: 'POST', headers: change, body: reason });
     assert.equal(again.status, 409);
+    assert.equal((again.body as { error: { id: string } }).error.id, 'not_pending');
+  });
+
+  it('lists conflicting redeliveries and keeps one with a reason (issue 12, point 14)', async () => {
+    await t.post(update(11, 5, 4, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 1)])]));
+    await t.post(update(11, 5, 4, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 1.5)])]));
+    await t.settle();
+    const listed = await api('/api/conflicts');
+    const conflict = (listed.body as { conflicts: { name: string; bodies: { inboxId: number; state: string }[]; onlyFirst: string | null }[] }).conflicts.find((c) => c.name === '11:5')!;
+    assert.deepEqual(conflict.bodies.map((b) => b.state), ['applied', 'conflict']);
+    assert.match(conflict.onlyFirst!, /already on the till/);
+    const [first, later] = conflict.bodies;
+    const keep = (name: string, body: unknown) => api(`/api/conflicts/${encodeURIComponent(name)}/keep`, { method: 'POST', headers: change, body: JSON.stringify(body) });
+    assert.equal(((await keep('11:5', { inboxId: first!.inboxId })).body as { error: { id: string } }).error.id, 'reason_required');
+    assert.equal(((await keep('11-5', { inboxId: first!.inboxId, reason: 'fine' })).body as { error: { id: string } }).error.id, 'invalid_update_name');
+    const refused = await keep('11:5', { inboxId: later!.inboxId, reason: 'the resend' });
+    assert.equal(refused.status, 409);
+    assert.equal((refused.body as { error: { id: string } }).error.id, 'conflict_first_applied');
+    const ok = await keep('11:5', { inboxId: first!.inboxId, reason: 'the till has the right one' });
+    assert.equal(ok.status, 200);
+    assert.deepEqual((ok.body as { resolution: unknown }).resolution, { name: '11:5', kept: first!.inboxId, dropped: [later!.inboxId], keptState: 'applied' });
+    assert.equal(t.agent.core.status().find((l) => l.locationId === 11)!.conflicts, 0);
+    const none = await keep('11:5', { inboxId: first!.inboxId, reason: 'again' });
+    assert.equal(none.status, 404);
+    assert.equal((none.body as { error: { id: string } }).error.id, 'no_conflict');
   });
 
   it('pauses and resumes applying', async () => {

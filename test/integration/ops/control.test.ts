@@ -76,13 +76,14 @@ describe('CLI commands hand their work to the running agent', () => {
       assert.deepEqual([thirdJson.via, thirdJson.agentPid, thirdJson.outcome.decision], ['agent', agent.child.pid, 'new']);
       assert.equal(applied(dataDir), 1041, '1043 waits for 1042');
 
-      const forced = cli(config, 'force-apply', String(thirdJson.outcome.inboxId), '--reason', 'support says 1042 is lost');
+      // Named as the window and status name it (LOCATION:SEQUENCE); the inbox number works as '#N'.
+      const forced = cli(config, 'force-apply', '3021:1043', '--reason', 'support says 1042 is lost');
       assert.equal(forced.status, 0, forced.stderr);
       assert.match(forced.stdout, /Handed to the running agent/);
-      assert.match(forced.stdout, /Force-applied location 3021 ChangeSequence 1043/);
+      assert.match(forced.stdout, /Force-applied update 3021:1043 \(location 3021 ChangeSequence 1043\)/);
       assert.equal(applied(dataDir), 1043);
 
-      const again = cli(config, 'force-apply', String(thirdJson.outcome.inboxId), '--reason', 'once more');
+      const again = cli(config, 'force-apply', `#${thirdJson.outcome.inboxId}`, '--reason', 'once more');
       assert.equal(again.status, 1, 'the agent\'s refusal reaches the command line as a failure');
       assert.match(again.stderr, /update #\d+ is applied; only a waiting update can be force-applied \[not_pending\]/, 'the same words as without an agent');
 

@@ -31,7 +31,7 @@ describe('operations services in a running agent', () => {
     const r = spawnSync(process.execPath, [CLI, 'ops', 'status', '--config', config], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`Agent running \\(pid ${process.pid}`));
-    assert.match(r.stdout, /Last backup: \d{4}-\d\d-\d\dT/);
+    assert.match(r.stdout, /Last backup: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d/);
     assert.match(r.stdout, /Disk: [\d.]+ \w+ free/);
     // Offline operations are refused meanwhile.
     const compact = spawnSync(process.execPath, [CLI, 'compact', '--config', config], { encoding: 'utf8', timeout: 60_000 });

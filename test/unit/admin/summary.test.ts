@@ -21,7 +21,7 @@ function location(extra: Partial<StatusLocation> = {}): StatusLocation {
   };
 }
 
-const waiting = (receivedAt: string, reason: 'waiting' | 'fork' | 'needs-adoption' = 'waiting') => ({
+const waiting = (receivedAt: string, reason: 'waiting' | 'fork' | 'needs-adoption' | 'settling' = 'waiting') => ({
   inboxId: 7,
   changeSequence: 1043,
   parentChangeSequence: 1042,
@@ -95,5 +95,24 @@ describe('summarise', () => {
     assert.equal(s.light, 'red');
     assert.equal(s.headline, 'Applying updates is paused (deliveries are still received). The tunnel is restarting. 1 location needs attention.');
     assert.equal(summarise([], { ...options, alerts: [tunnel] }).headline, 'The tunnel is restarting. No updates received yet from head office.');
+  });
+  it('is amber, in plain words, while a new location settles its baseline (issue 12, point 13)', () => {
+    // Nothing is on the till yet: never green, never "up to date".
+    const settling = location({ lastChangeSequence: null, lastAppliedAt: null, waiting: [waiting('2027-01-04T09:59:30Z', 'settling')] });
+    const s = summarise([settling], { ...options, baselineSettleSeconds: 60 });
+    assert.equal(s.light, 'amber');
+    assert.equal(s.headline, "New location: waiting up to 60 s for head office's first publication.");
+    assert.deepEqual(s.locations[0]!.lines, ["Waiting up to 60 s for head office's first publication: update 1043 arrived at 09:59; the till is updated once any earlier update has had time to arrive."]);
+    const two = summarise([settling, location({ locationId: 2 })], { ...options, baselineSettleSeconds: 90 });
+    assert.equal(two.light, 'amber');
+    assert.equal(two.headline, "One new location: waiting up to 90 s for head office's first publication.");
+    // Settling beside a real problem: the problem leads the headline.
+    assert.equal(summarise([settling, location({ locationId: 2, conflicts: 1 })], options).headline, '2 locations need attention.');
+  });
+  it('offers a way out of a conflict instead of "contact support" (point 14), and counts in good English (point 15)', () => {
+    const one = summarise([location({ conflicts: 1, warnings: 1 })], options);
+    assert.equal(one.locations[0]!.lines[0], 'An update arrived again with different content under the same number — compare the two copies and keep one.');
+    assert.equal(one.locations[0]!.lines[1], 'One warning from applied updates (some items were skipped).');
+    assert.doesNotMatch(one.locations[0]!.lines.join(' '), /contact support/);
   });
 });

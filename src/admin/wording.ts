@@ -1,0 +1,50 @@
+/**
+ * Plain-English pieces the status window, the tray and the CLI share. Pure and free of Node imports:
+ * the renderer bundles this file.
+ */
+
+/** `1 delivery`, `2 deliveries`: a count with its noun in the right number. */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The employee service's last failure as a manager reads it: one sentence saying what happened and
+ * what to check, without the endpoint URL or the operating system's error code (ECONNREFUSED...).
+ * The technical text stays in the agent's log and the window's "Technical details" for support.
+ */
+export function plainServiceProblem(technical: string | null): string {
+  const t = technical ?? '';
+  if (/cancelled: the agent is stopping/.test(t)) return 'The last refresh was interrupted because the agent was stopping.';
+  if (/ECONNREFUSED/.test(t)) return 'Nothing answered at the employee service’s address: the service may be down, or the address in the settings may be wrong.';
+  if (/ENOTFOUND|EAI_AGAIN/.test(t)) return 'The employee service’s address could not be found: this PC may be offline, or the address in the settings may be wrong.';
+  if (/ETIMEDOUT|did not answer .* in time|timed? ?out/i.test(t)) return 'The employee service did not answer in time.';
+  if (/ECONNRESET|EPIPE|socket hang up/i.test(t)) return 'The connection to the employee service was cut off.';
+  if (/certificate|CERT_|SSL|TLS/i.test(t)) return 'The employee service’s security certificate was not accepted.';
+  if (/refused our credentials/.test(t)) return 'The employee service refused the agent’s credentials: check the user name, password or token in the settings.';
+  if (/limiting requests/.test(t)) return 'The employee service asked the agent to slow down; it tries again later.';
+  if (/HTTP 5\d\d/.test(t)) return 'The employee service reported a fault on its side; it tries again later.';
+  if (/data this agent cannot read/.test(t)) return 'The employee service answered with data the agent cannot read.';
+  if (/could not be reached|ENETUNREACH|EHOSTUNREACH/.test(t)) return 'The employee service could not be reached: this PC may be offline.';
+  return 'The last attempt to reach the employee service failed.';
+}
+
+/** `1 employment`, `3 divisions`: the resource names of a staff sync, singular for one. */
+function countOf(resource: string, n: number): string {
+  return n === 1 ? `1 ${resource.replace(/ies$/, 'y').replace(/s$/, '')}` : `${n} ${resource}`;
+}
+
+/**
+ * A staff sync's counts in words. A delta sync counts only the employees and employments that changed
+ * since the last one, so "0 employees" would read as "you have no staff": it says "no staff changes"
+ * and, when known, how many people the cache holds. The other lists are always read whole.
+ */
+export function staffSyncText(mode: 'full' | 'delta', counts: Readonly<Record<string, number>>, cachedEmployees: number | null): string {
+  const held = cachedEmployees === null ? '' : `; the cache holds ${plural(cachedEmployees, 'employee', 'employees')}`;
+  if (mode === 'full') return `full download: ${Object.entries(counts).map(([k, v]) => countOf(k, v)).join(', ')}${held}`;
+  const delta = ['employees', 'employments'];
+  const changed = delta.filter((k) => (counts[k] ?? 0) > 0).map((k) => countOf(k, counts[k]!));
+  const whole = Object.entries(counts).filter(([k]) => !delta.includes(k)).map(([k, v]) => countOf(k, v));
+  const staff = changed.length === 0 ? 'no staff changes since the last sync' : `changed since the last sync: ${changed.join(', ')}`;
+  return `${staff}${whole.length > 0 ? `; re-read ${whole.join(', ')}` : ''}${held}`;
+}

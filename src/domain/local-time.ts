@@ -1,0 +1,20 @@
+/**
+ * How the CLI shows a stored time: the machine's local time with its UTC offset, e.g.
+ * `2026-11-22 22:05:03 +00:00`. Stored times are UTC ISO strings, which a manager reading `status` at
+ * 23:30 in summer would take for an hour ago; the offset keeps a pasted line unambiguous for support.
+ * `--json` keeps the ISO strings. The zone is the process's (the TZ variable, else the system's).
+ */
+export function timeWithZone(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  // getTimezoneOffset is minutes *behind* UTC (London in summer: -60), so the sign flips.
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  );
+}

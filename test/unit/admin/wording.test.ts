@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { plainServiceProblem, plural, staffSyncText } from '../../../src/admin/wording';
+
+describe('window wording (issue 12, point 15)', () => {
+  it('counts with the right noun', () => {
+    assert.equal(plural(1, 'delivery', 'deliveries'), '1 delivery');
+    assert.equal(plural(0, 'delivery', 'deliveries'), '0 deliveries');
+    assert.equal(plural(2, 'delivery', 'deliveries'), '2 deliveries');
+  });
+
+  it('says what went wrong with the employee service without a URL or a system error code', () => {
+    const cases: [string, RegExp][] = [
+      ['the employee service could not be reached for GET http://127.0.0.1:9/organisations/42/Employees: ECONNREFUSED (after 3 attempts)', /^Nothing answered at the employee service’s address/],
+      ['the employee service could not be reached for GET https://hr.example.com/x: ENOTFOUND hr.example.com', /address could not be found: this PC may be offline/],
+      ['the employee service did not answer GET https://hr.example.com/x in time', /did not answer in time/],
+      ['the employee service refused our credentials for GET https://hr.example.com/x (HTTP 401); check employees.auth', /refused the agent’s credentials/],
+      ['the employee service answered GET https://hr.example.com/x with HTTP 503', /fault on its side/],
+      ['something nobody foresaw at https://hr.example.com/x', /^The last attempt to reach the employee service failed\.$/],
+    ];
+    for (const [technical, plain] of cases) {
+      const text = plainServiceProblem(technical);
+      assert.match(text, plain, technical);
+      assert.doesNotMatch(text, /https?:|ECONN|ENOTFOUND|could not be reached:/, text);
+    }
+  });
+
+  it('does not report a delta sync as "0 employees"', () => {
+    const delta = staffSyncText('delta', { employees: 0, employments: 0, divisions: 4, sources: 1, locations: 2 }, 30);
+    assert.equal(delta, 'no staff changes since the last sync; re-read 4 divisions, 1 source, 2 locations; the cache holds 30 employees');
+    assert.doesNotMatch(delta, /\b0 employees/);
+    assert.equal(staffSyncText('delta', { employees: 1, employments: 2 }, null), 'changed since the last sync: 1 employee, 2 employments');
+    assert.equal(staffSyncText('full', { employees: 30, employments: 31, divisions: 1 }, 30), 'full download: 30 employees, 31 employments, 1 division; the cache holds 30 employees');
+  });
+});
