@@ -182,6 +182,8 @@ async function copyOut(db: Db, target: string): Promise<void> {
   await db.backup(target);
   const copy = new Database(target);
   try {
+    // A backup is durable or it is not a backup: FULL, like every writable connection of the agent.
+    copy.pragma('synchronous = FULL');
     copy.pragma('journal_mode = DELETE');
   } finally {
     copy.close();

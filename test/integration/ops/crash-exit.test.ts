@@ -28,7 +28,7 @@ describe('a crash ends the process (spawned serve, test-only fault)', () => {
       assert.equal(code, CRASH_EXIT_CODE, agent.output());
       const log = fs.readFileSync(path.join(dataDir, 'logs', 'agent.log'), 'utf8');
       assert.match(log, new RegExp(`${kind}: ${errorName}; message withheld \\(it may hold personal data\\)`));
-      assert.match(log, /at .*crash\.ts:\d+/, 'where it was thrown');
+      assert.match(log, /at .*crash\.(ts|js):\d+/, 'where it was thrown');
       assert.match(log, new RegExp(`exiting \\(code ${CRASH_EXIT_CODE}\\) so the service manager restarts a clean process`));
       for (const personal of ['Jane Example', 'jane.example@example.com', 'QQ123456C']) {
         assert.ok(!log.includes(personal), `${personal} is not in the log`);

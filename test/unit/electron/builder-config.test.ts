@@ -53,10 +53,11 @@ describe('electron-builder.yml', () => {
     assert.match(config.linux.artifactName, /\$\{version\}/);
   });
 
-  it('unpacks better-sqlite3 from the archive and rebuilds it only while packaging', () => {
+  it('unpacks better-sqlite3 from the archive and, a Node-API addon, never rebuilds it for Electron', () => {
     assert.ok(config.asarUnpack.some((p) => p.includes('better-sqlite3')));
-    assert.equal(config.npmRebuild, true);
-    assert.match(pkg.scripts.postdist ?? '', /npm rebuild better-sqlite3/);
+    assert.equal(config.npmRebuild, false);
+    assert.equal(pkg.scripts.postdist, undefined, 'nothing to undo after packaging');
+    assert.ok(fs.existsSync(path.join(__dirname, '..', '..', '..', 'node_modules', 'better-sqlite3', 'prebuilds')), 'better-sqlite3 ships its own Node-API binaries');
     assert.match(pkg.scripts.dist ?? '', /build:renderer.*electron-builder --config electron-builder.yml/);
   });
 
