@@ -103,7 +103,7 @@ export class Inbox {
     // Read lazily: every item is checked to parse, but the body is never one string and one object.
     const checked = readBody(delivery.raw, { checkItems: true });
     if (!checked.ok) {
-      const errorId = checked.error.field === '(body)' ? 'invalid_json' : 'invalid_envelope';
+      const errorId = checked.error.id;
       const stored = this.quarantine({
         raw: delivery.raw,
         sender: delivery.sender,

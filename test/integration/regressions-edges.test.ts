@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
+import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { item, price, tempDir, update } from '../helpers/fixtures';
+
+/**
+ * Issue 9, defects 2 to 7: inputs at the edges of what head office sends, each through real HTTP on
+ * loopback and the real store, read back from the till's views and the agent's records.
+ */
+
+interface Warning {
+  readonly path: string;
+  readonly message: string;
+}
+
+function warnings(t: RunningTestAgent): Warning[] {
+  return t.agent.core.agentDb.prepare('SELECT path, message FROM update_warnings ORDER BY id').all() as Warning[];
+}
+
+function prices(t: RunningTestAgent): { item_id: string; plu: string; sell_price: string; sell_price_minor: number }[] {
+  return t.agent.core.tillDb.prepare('SELECT item_id, plu, sell_price, sell_price_minor FROM pos_prices ORDER BY item_id, date_from').all() as never;
+}
+
+/** A body as text, with the placeholders `"@name@"` replaced by raw JSON (numbers JSON.stringify cannot write). */
+function rawBody(value: unknown, raw: Record<string, string>): string {
+  let text = JSON.stringify(value);
+  for (const [name, json] of Object.entries(raw)) text = text.replace(`"@${name}@"`, json);
+  return text;
+}
+
+describe('defect 2: numbers are read from their source text', () => {
+  it('a SellPrice with too many decimals sent as a JSON number is skipped with the same warning as the same text in a string', async () => {
+    const t = await startTestAgent();
+    const body = update(1, 1, 0, [item('1', 'A', [price('2027-01-01', '2027-12-31', 'Eat In', '@p1@')]), item('2', 'B', [price('2027-01-01', '2027-12-31', 'Eat In', '11.499999999999999999')])]);
+    assert.equal((await t.post(rawBody(body, { p1: '11.499999999999999999' }))).status, 200);
+    await t.settle();
+    assert.deepEqual(prices(t), []);
+    assert.deepEqual(warnings(t), [
+      { path: 'ScheduledItems[0].PriceUpdates[0].SellPrice', message: 'SellPrice 11.499999999999999999 has more decimals than GBP allows (2); element skipped' },
+      { path: 'ScheduledItems[1].PriceUpdates[0].SellPrice', message: 'SellPrice 11.499999999999999999 has more decimals than GBP allows (2); element skipped' },
+    ]);
+  });
+
+  it('a large SellPrice number is stored exactly, and an ItemID beyond 2^53 keeps its exact digits', async () => {
+    const t = await startTestAgent();
+    const body = update(1, 1, 0, [item('@plu@', '@id@', [price('2027-01-01', '2027-12-31', 'Eat In', '@p@')])]);
+    const text = rawBody(body, { p: '90071992547409.91', id: '12345678901234567890', plu: '98765432109876543210' });
+    assert.match(text, /"ItemID":12345678901234567890/);
+    assert.equal((await t.post(text)).status, 200);
+    await t.settle();
+    assert.deepEqual(warnings(t), []);
+    assert.deepEqual(prices(t), [{ item_id: '12345678901234567890', plu: '98765432109876543210', sell_price: '90071992547409.91', sell_price_minor: 9007199254740991 }]);
+  });
+
+  it('an exponent only moves the decimal point; a price past 2^53 minor units is refused, not rounded', async () => {
+    const t = await startTestAgent();
+    const body = update(1, 1, 0, [item('1', 'A', [price('2027-01-01', '2027-12-31', 'Eat In', '@p1@')]), item('2', 'B', [price('2027-01-01', '2027-12-31', 'Eat In', '@p2@')])]);
+    assert.equal((await t.post(rawBody(body, { p1: '1.150E1', p2: '90071992547409.92' }))).status, 200);
+    await t.settle();
+    assert.deepEqual(prices(t).map((p) => [p.item_id, p.sell_price]), [['A', '11.50']]);
+    assert.deepEqual(warnings(t), [{ path: 'ScheduledItems[1].PriceUpdates[0].SellPrice', message: 'SellPrice 90071992547409.92 is too large; element skipped' }]);
+  });
+});
+
+describe('defect 3: byte-order mark and UTF-8', () => {
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+  const withBom = (body: unknown): Buffer => Buffer.concat([BOM, Buffer.from(JSON.stringify(body))]);
+
+  it('a body starting with a UTF-8 BOM is accepted by the webhook', async () => {
+    const t = await startTestAgent();
+    const res = await t.post(withBom(update(1, 1, 0, [item('1', 'Café', [price('2027-01-01', '2027-12-31', 'Eat In', '2.50')])])));
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    await t.settle();
+    assert.deepEqual(prices(t).map((p) => [p.item_id, p.sell_price]), [['Café', '2.50']]);
+  });
+
+  it('a file starting with a UTF-8 BOM is accepted by `import` (the CLI, as support runs it)', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
+    const file = path.join(dir, 'update.json');
+    fs.writeFileSync(file, withBom(update(1, 1, 0, [item('1', 'A', [price('2027-01-01', '2027-12-31', 'Eat In', '3.00')])])));
+    const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'import', file, '--config', config], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /Applied location 1 ChangeSequence 1 as baseline \(0 warnings\)/);
+  });
+
+  it('a body that is not UTF-8 is refused with 400 invalid_encoding and quarantined byte for byte', async () => {
+    const t = await startTestAgent();
+    const text = JSON.stringify(update(1, 1, 0, [item('1', '@name@', [price('2027-01-01', '2027-12-31', 'Eat In', '2.50')])]));
+    const [before, after] = text.split('@name@') as [string, string];
+    // "Café" in Latin-1: 0xE9 alone is not UTF-8 (decoding would store U+FFFD instead).
+    const raw = Buffer.concat([Buffer.from(before), Buffer.from([0x43, 0x61, 0x66, 0xe9]), Buffer.from(after)]);
+    const res = await t.post(raw);
+    assert.equal(res.status, 400);
+    const error = (res.json as { error: { id: string; message: string; quarantineId: number } }).error;
+    assert.equal(error.id, 'invalid_encoding');
+    assert.match(error.message, new RegExp(`not valid UTF-8 \\(at byte ${before.length + 3}\\)`));
+    const kept = t.agent.core.agentDb.prepare('SELECT body, error_id FROM quarantine WHERE id = ?').get(error.quarantineId) as { body: Buffer; error_id: string };
+    assert.equal(kept.error_id, 'invalid_encoding');
+    assert.ok(Buffer.compare(kept.body, raw) === 0, 'the quarantine keeps the exact bytes');
+    await t.settle();
+    assert.deepEqual(prices(t), []);
+    assert.equal((t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 0);
+  });
+});
