@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { parseExact, parseLazily } from './json-scan';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
+import { sameJson } from './sequence';
 
 /**
  * A webhook body read without building it whole (src/domain/json-scan.ts): the envelope is validated
@@ -53,6 +54,42 @@ export function readBody(raw: Buffer, options: { readonly checkItems: boolean })
 /** The plan of a body read lazily: items parsed, planned and written one at a time. */
 export function planBody(body: ReadBody): UpdatePlan {
   return streamUpdate({ ...body.envelope, ScheduledItems: body.items() }, body.head);
+}
+
+/**
+ * Whether two bodies mean the same update: the same envelope and, item by item, the same plan and the
+ * same warnings after the documented normalisation (identifiers `"118"` and `118` are one identifier,
+ * `11.5` and `"11.50"` one price, key order and spacing do not matter, unknown fields are ignored).
+ * A redelivery that only re-encodes is then a duplicate, not a conflict. Both plans are walked in
+ * step, one item at a time, so two large publications are never held whole.
+ */
+export function sameMeaning(a: Buffer, b: Buffer): boolean {
+  const x = readBody(a, { checkItems: false });
+  const y = readBody(b, { checkItems: false });
+  if (!x.ok || !y.ok) return false;
+  let px: UpdatePlan;
+  let py: UpdatePlan;
+  try {
+    px = planBody(x);
+    py = planBody(y);
+    const keys = ['locationId', 'locationName', 'currency', 'changeSequence', 'parentChangeSequence'] as const;
+    if (keys.some((k) => px[k] !== py[k])) return false;
+    const ix = px.items[Symbol.iterator]();
+    const iy = py.items[Symbol.iterator]();
+    for (;;) {
+      const nx = ix.next();
+      const ny = iy.next();
+      if (nx.done === true || ny.done === true) {
+        if (nx.done !== ny.done) return false;
+        break;
+      }
+      if (!sameJson(nx.value, ny.value)) return false;
+    }
+  } catch {
+    // An item that no longer parses (the stored body was checked when received): not provably the same.
+    return false;
+  }
+  return sameJson(px.warnings, py.warnings);
 }
 
 /** Offset of the first byte that does not start a well-formed UTF-8 sequence (for the refusal message). */

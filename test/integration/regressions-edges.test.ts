@@ -108,3 +108,34 @@ describe('defect 3: byte-order mark and UTF-8', () => {
     assert.equal((t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 0);
   });
 });
+
+describe('defect 4: a redelivery that only re-encodes is the same update', () => {
+  function inboxStates(t: RunningTestAgent): string[] {
+    return (t.agent.core.agentDb.prepare('SELECT state FROM inbox ORDER BY id').all() as { state: string }[]).map((r) => r.state);
+  }
+
+  it('"LocationID": "118" then 118 (and ItemID, PLU, SellPrice, TaxRate re-encoded, keys reordered) is a duplicate; a changed price is still a conflict', async () => {
+    const t = await startTestAgent();
+    const first = update('118', 5, 4, [item('1001', '77', [price('2027-01-01', '2027-12-31', 'Eat In', '11.50', 'S', 20)])]);
+    assert.equal((await t.post(first)).status, 200);
+    await t.settle();
+    const reencoded = {
+      ScheduledItems: [{ ItemID: 77, PLU: 1001, ItemType: 'recipe', ItemName: ' Item 77 ', PriceUpdates: [{ SellPrice: 11.5, TaxRate: '20', TaxCode: 'S', TariffName: 'Eat In', PriceModel: 'Standard', DateTo: '2027-12-31', DateFrom: '2027-01-01' }], ScheduleUpdates: [] }],
+      CurrencyIsoCode: 'gbp',
+      LocationName: 'Location 118',
+      LocationID: 118,
+      ParentChangeSequence: '4',
+      ChangeSequence: 5,
+    };
+    const again = await t.post(JSON.stringify(reencoded, null, 2));
+    assert.equal(again.status, 200);
+    assert.equal((again.json as { status: string }).status, 'duplicate');
+    assert.deepEqual(inboxStates(t), ['applied']);
+    const status = t.agent.core.status().find((l) => l.locationId === 118);
+    assert.equal(status?.conflicts, 0);
+
+    const changed = await t.post(update(118, 5, 4, [item(1001, 77, [price('2027-01-01', '2027-12-31', 'Eat In', 11.51, 'S', 20)])]));
+    assert.equal((changed.json as { status: string }).status, 'conflict');
+    assert.deepEqual(inboxStates(t), ['applied', 'conflict']);
+  });
+});
