@@ -346,8 +346,54 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
   return { ...plan, items: [...plan.items] };
 }
 
+/** An element already planned for one key (item + tariff, or item + meal period) in this update. */
+interface Placed<V> {
+  readonly path: string;
+  readonly from: IsoDate;
+  readonly to: IsoDate;
+  readonly value: V;
+}
+
+/**
+ * The same key twice in one update with overlapping dates and different values: the store lays the
+ * elements over each other in body order, so the later element wins on the overlap (as a later update
+ * would). That rule is kept, and each such later element is reported so head office can fix its
+ * export. Elements that repeat the same value on overlapping dates change nothing and are not reported.
+ * Per key, every element is compared with the earlier ones, the same order of work as the store's own
+ * overlay of those elements.
+ */
+function checkSameKey<V>(
+  seen: Map<string, Placed<V>[]>,
+  key: string,
+  label: string,
+  element: Placed<V>,
+  equals: (a: V, b: V) => boolean,
+  warnings: UpdateWarning[],
+): void {
+  const earlier = seen.get(key);
+  if (!earlier) {
+    seen.set(key, [element]);
+    return;
+  }
+  const clashes = earlier.filter((e) => e.from <= element.to && element.from <= e.to && !equals(e.value, element.value));
+  const first = clashes[0];
+  if (first) {
+    const from = first.from > element.from ? first.from : element.from;
+    const to = first.to < element.to ? first.to : element.to;
+    const more = clashes.length > 1 ? ` (and ${clashes.length - 1} more earlier element${clashes.length > 2 ? 's' : ''})` : '';
+    warnings.push({
+      path: element.path,
+      message: `${label}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
+    });
+  }
+  earlier.push(element);
+}
+
 function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
   // Any iterable: the applier passes items parsed one at a time from the stored bytes (src/domain/body.ts).
+  // Only the dates, values and paths of planned elements are kept across items (for checkSameKey).
+  const seenPrices = new Map<string, Placed<PriceValue>[]>();
+  const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
   let index = -1;
   for (const raw of scheduledItems) {
     index++;
@@ -376,12 +422,24 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
     // Stored as sent (trimmed), never cut: the till shows what head office named the item.
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim() : '';
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
-    const prices = arrayField(raw, 'PriceUpdates', path, warnings)
-      .map((e, i) => planPrice(e, `${path}.PriceUpdates[${i}]`, currency, warnings))
-      .filter((p): p is PriceRange => p !== null);
-    const availability = arrayField(raw, 'ScheduleUpdates', path, warnings)
-      .map((e, i) => planAvailability(e, `${path}.ScheduleUpdates[${i}]`, warnings))
-      .filter((a): a is AvailabilityRange => a !== null);
+    const prices: PriceRange[] = [];
+    arrayField(raw, 'PriceUpdates', path, warnings).forEach((e, i) => {
+      const elementPath = `${path}.PriceUpdates[${i}]`;
+      const planned = planPrice(e, elementPath, currency, warnings);
+      if (!planned) return;
+      const label = `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`;
+      checkSameKey(seenPrices, `${itemId}\u0000${planned.tariffName}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.value }, samePriceValue, warnings);
+      prices.push(planned);
+    });
+    const availability: AvailabilityRange[] = [];
+    arrayField(raw, 'ScheduleUpdates', path, warnings).forEach((e, i) => {
+      const elementPath = `${path}.ScheduleUpdates[${i}]`;
+      const planned = planAvailability(e, elementPath, warnings);
+      if (!planned) return;
+      const label = `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`;
+      checkSameKey(seenAvailability, `${itemId}\u0000${planned.mealPeriod}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.status }, (a, b) => a === b, warnings);
+      availability.push(planned);
+    });
     yield { itemId, plu, name, type, prices, availability };
   }
 }

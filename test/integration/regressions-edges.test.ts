@@ -139,3 +139,82 @@ describe('defect 4: a redelivery that only re-encodes is the same update', () =>
     assert.deepEqual(inboxStates(t), ['applied', 'conflict']);
   });
 });
+
+describe('defect 6: no silent truncation', () => {
+  it('descriptive text is stored as sent however long; a key over its limit is skipped with a warning naming the field and the limit', async () => {
+    const t = await startTestAgent();
+    const longModel = `Model ${'m'.repeat(300)}`;
+    const longName = `Name ${'n'.repeat(800)}`;
+    const longLocation = `Location ${'l'.repeat(1500)}`;
+    const items = [
+      item('1', 'A', [{ ...price('2027-01-01', '2027-12-31', 'Eat In', '1.00'), PriceModel: longModel }, price('2027-01-01', '2027-12-31', 'T'.repeat(201), '2.00'), price('2027-01-01', '2027-12-31', 'Take Away', '3.00', 'X'.repeat(51))], [
+        { DateFrom: '2027-01-01', DateTo: '2027-12-31', Status: 'AVAILABLE', MealPeriodName: `😀${'M'.repeat(199)}` },
+        { DateFrom: '2027-01-01', DateTo: '2027-12-31', Status: 'AVAILABLE', MealPeriodName: 'M'.repeat(201) },
+      ], { ItemName: longName }),
+      item('2', 'I'.repeat(101)),
+      item('P'.repeat(101), '3'),
+    ];
+    assert.equal((await t.post(update(1, 1, 0, items, { LocationName: longLocation }))).status, 200);
+    await t.settle();
+    const till = t.agent.core.tillDb;
+    assert.deepEqual(till.prepare('SELECT item_name, tariff_name, price_model, sell_price FROM pos_prices').all(), [{ item_name: longName, tariff_name: 'Eat In', price_model: longModel, sell_price: '1.00' }]);
+    // 200 characters as a person counts them (the emoji is one), though 201 UTF-16 code units.
+    assert.deepEqual(till.prepare('SELECT meal_period FROM pos_availability').all(), [{ meal_period: `😀${'M'.repeat(199)}` }]);
+    assert.deepEqual(till.prepare('SELECT location_name FROM pos_sync_state').all(), [{ location_name: longLocation }]);
+    assert.deepEqual(warnings(t), [
+      { path: 'ScheduledItems[0].PriceUpdates[1].TariffName', message: 'TariffName is 201 characters long; the limit is 200; element skipped' },
+      { path: 'ScheduledItems[0].PriceUpdates[2].TaxCode', message: 'TaxCode is 51 characters long; the limit is 50; element skipped' },
+      { path: 'ScheduledItems[0].ScheduleUpdates[1].MealPeriodName', message: 'MealPeriodName is 201 characters long; the limit is 200; element skipped' },
+      { path: 'ScheduledItems[1].ItemID', message: 'ItemID is 101 characters long; the limit is 100; item skipped' },
+      { path: 'ScheduledItems[2].PLU', message: 'PLU is 101 characters long; the limit is 100; item skipped' },
+    ]);
+  });
+});
+
+describe('defect 7: the same key twice in one update', () => {
+  it('the later element wins on the overlap, and a warning names the item, the tariff or meal period, and the dates', async () => {
+    const t = await startTestAgent();
+    const body = update(1, 1, 0, [
+      item('1', 'A', [price('2027-01-01', '2027-01-31', 'Eat In', '10.00'), price('2027-01-15', '2027-02-15', 'Eat In', '12.00'), price('2027-01-01', '2027-01-31', 'Take Away', '9.00'), price('2027-01-10', '2027-01-12', 'Take Away', '9.00')], [
+        { DateFrom: '2027-01-01', DateTo: '2027-01-31', Status: 'AVAILABLE', MealPeriodName: 'Lunch' },
+        { DateFrom: '2027-01-20', DateTo: '2027-01-25', Status: 'UNAVAILABLE', MealPeriodName: 'Lunch' },
+      ]),
+      // The same item again later in the body: its element overlaps both earlier Eat In elements.
+      item('1', 'A', [price('2027-01-30', '2027-02-01', 'Eat In', '11.00')]),
+    ]);
+    assert.equal((await t.post(body)).status, 200);
+    await t.settle();
+    const till = t.agent.core.tillDb;
+    assert.deepEqual(
+      till.prepare("SELECT date_from, date_to, sell_price FROM pos_prices WHERE tariff_name = 'Eat In' ORDER BY date_from").all(),
+      [
+        { date_from: '2027-01-01', date_to: '2027-01-14', sell_price: '10.00' },
+        { date_from: '2027-01-15', date_to: '2027-01-29', sell_price: '12.00' },
+        { date_from: '2027-01-30', date_to: '2027-02-01', sell_price: '11.00' },
+        { date_from: '2027-02-02', date_to: '2027-02-15', sell_price: '12.00' },
+      ],
+    );
+    assert.deepEqual(till.prepare("SELECT date_from, date_to, sell_price FROM pos_prices WHERE tariff_name = 'Take Away'").all(), [{ date_from: '2027-01-01', date_to: '2027-01-31', sell_price: '9.00' }]);
+    assert.deepEqual(till.prepare('SELECT date_from, date_to, status FROM pos_availability ORDER BY date_from').all(), [
+      { date_from: '2027-01-01', date_to: '2027-01-19', status: 'AVAILABLE' },
+      { date_from: '2027-01-20', date_to: '2027-01-25', status: 'UNAVAILABLE' },
+      { date_from: '2027-01-26', date_to: '2027-01-31', status: 'AVAILABLE' },
+    ]);
+    assert.deepEqual(warnings(t), [
+      {
+        path: 'ScheduledItems[0].PriceUpdates[1]',
+        message: 'item "A", tariff "Eat In": 2027-01-15..2027-02-15 overlaps ScheduledItems[0].PriceUpdates[0] (2027-01-01..2027-01-31) on 2027-01-15..2027-01-31 with a different value in the same update; the later element wins where they overlap',
+      },
+      {
+        path: 'ScheduledItems[0].ScheduleUpdates[1]',
+        message: 'item "A", meal period "Lunch": 2027-01-20..2027-01-25 overlaps ScheduledItems[0].ScheduleUpdates[0] (2027-01-01..2027-01-31) on 2027-01-20..2027-01-25 with a different value in the same update; the later element wins where they overlap',
+      },
+      {
+        path: 'ScheduledItems[1].PriceUpdates[0]',
+        message: 'item "A", tariff "Eat In": 2027-01-30..2027-02-01 overlaps ScheduledItems[0].PriceUpdates[0] (2027-01-01..2027-01-31) on 2027-01-30..2027-01-31 with a different value in the same update (and 1 more earlier element); the later element wins where they overlap',
+      },
+    ]);
+    const state = till.prepare('SELECT warnings FROM pos_sync_state').get() as { warnings: number };
+    assert.equal(state.warnings, 3);
+  });
+});
