@@ -1,8 +1,10 @@
+import fs from 'node:fs';
 import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
+import { openReadOnly, storeFilePath, type Db } from '../store/database';
 import {
   clockWatch,
   describeMismatch,
@@ -26,16 +28,44 @@ export interface ClockState {
   readonly warnings: readonly string[];
 }
 
-/** The timezones the till's dates must follow: the default and every configured location's. */
-export function expectedTimezones(config: Readonly<Config>): string[] {
-  const zones = new Set([config.defaultTimezone]);
-  for (const location of Object.values(config.locations)) if (location.timezone) zones.add(location.timezone);
-  return [...zones];
+/**
+ * The timezones the till's dates must follow: those of the locations this site has (every location
+ * in the configuration, and every location updates have arrived for), each by its configured
+ * `timezone`, else `defaultTimezone`. Never `defaultTimezone` on its own: an Auckland site whose
+ * locations all say Pacific/Auckland, on a PC set to Auckland, must not be told to move to the
+ * default's Europe/London. A site with no location yet has no dates to follow, hence no advice.
+ */
+export function siteTimezones(config: Readonly<Config>, knownLocationIds: Iterable<number>): string[] {
+  const ids = new Set<string>(Object.keys(config.locations));
+  for (const id of knownLocationIds) ids.add(String(id));
+  const zones = new Set<string>();
+  for (const id of ids) zones.add(config.locations[id]?.timezone ?? config.defaultTimezone);
+  return [...zones].sort();
 }
 
-/** Pure: the clock state from the machine's timezone and what the HTTP clients observed. */
-export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date): ClockState {
-  const timezoneMismatches = expectedTimezones(config)
+/**
+ * The locations updates have arrived for, read from agent.db (read-only, so any process can ask while
+ * the agent runs). None when the file or its table does not exist yet, or cannot be read.
+ */
+export function knownLocationIds(dataDir: string): number[] {
+  const file = storeFilePath(dataDir, 'agent');
+  if (!fs.existsSync(file)) return [];
+  let db: Db | null = null;
+  try {
+    db = openReadOnly(file);
+    return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
+  } catch {
+    // A data folder not migrated yet, or an agent.db that cannot be read: the clock advice is a side
+    // note, so it follows the configured locations only; the commands that need agent.db report it.
+    return [];
+  } finally {
+    db?.close();
+  }
+}
+
+/** Pure: the clock state from the machine's timezone, the site's locations and what the HTTP clients observed. */
+export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date, knownLocations: Iterable<number>): ClockState {
+  const timezoneMismatches = siteTimezones(config, knownLocations)
     .map((zone) => timezoneMismatch(machine, zone, now))
     .filter((m): m is TimezoneMismatch => m !== null);
   const wrongClock = observations.filter((o) => isClockWrong(o, config.clock.maxSkewSeconds * 1000));
@@ -56,6 +86,8 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   private warned = new Set<string>();
   /** The last check's result: the timezone scan costs tens of ms, too much for every status read. */
   private last: ClockState | null = null;
+  /** The running agent's store, for the locations this site has (set by start). */
+  private agent: Agent | null = null;
 
   constructor(
     private readonly config: Readonly<Config>,
@@ -64,7 +96,8 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     private readonly machine: () => string = machineTimezone,
   ) {}
 
-  async start(_agent: Agent): Promise<void> {
+  async start(agent: Agent): Promise<void> {
+    this.agent = agent;
     this.check();
     this.unsubscribe = this.watch.onObservation(() => this.check());
     this.timer = setInterval(() => this.check(), this.config.clock.checkIntervalMinutes * 60_000);
@@ -76,10 +109,18 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     this.unsubscribe?.();
     this.timer = null;
     this.unsubscribe = null;
+    this.agent = null;
+  }
+
+  /** The locations updates have arrived for, from the agent's own connection (none before start). */
+  private knownLocations(): number[] {
+    const db = this.agent?.core.isOpen ? this.agent.core.agentDb : null;
+    if (!db) return [];
+    return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
   }
 
   state(): ClockState {
-    return clockState(this.config, this.machine(), this.watch.observations(), new Date());
+    return clockState(this.config, this.machine(), this.watch.observations(), new Date(), this.knownLocations());
   }
 
   /** As of the last check (every checkIntervalMinutes and on each new clock observation). */
@@ -88,7 +129,7 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   }
 
   adminPanel(): PanelView {
-    return clockPanel(this.current(), expectedTimezones(this.config));
+    return clockPanel(this.current(), siteTimezones(this.config, this.knownLocations()));
   }
 
   runAdminAction(id: string, _actor: string): { message: string } {

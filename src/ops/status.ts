@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema';
 import { listBackups } from './backup';
-import { clockState } from './clock-service';
+import { clockState, knownLocationIds } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk, formatBytes } from './disk';
 import { runningAgent } from './instance';
@@ -12,11 +12,12 @@ import { describeTunnel, readTunnelState } from './tunnel';
  * tunnel (from the state file the supervisor writes), disk, last backup, timezone.
  */
 export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { lines: string[]; json: Record<string, unknown> } {
+  // The clock advice follows the timezones of the locations this site has (agent.db), not the default alone.
   const agent = runningAgent(config.dataDir);
   const tunnel = config.tunnel ? readTunnelState(config.dataDir) : null;
   const disk = checkDisk(config, now);
   const lastBackup = listBackups(backupDir(config))[0] ?? null;
-  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now);
+  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now, knownLocationIds(config.dataDir));
   const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${agent.startedAt})` : 'Agent not running'];
   if (config.tunnel) lines.push(...describeTunnel(tunnel, agent !== null));
   lines.push(

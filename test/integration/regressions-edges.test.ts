@@ -218,3 +218,35 @@ describe('defect 7: the same key twice in one update', () => {
     assert.equal(state.warnings, 3);
   });
 });
+
+describe('defect 5: timezone advice in `status` follows the site\'s locations', () => {
+  function cli(config: string, tz: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+    const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), ...args, '--config', config], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, TZ: tz },
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it('an Auckland site on an Auckland PC is not told to move to Europe/London; on a London PC it is told to move to Auckland', () => {
+    const dir = tempDir();
+    // defaultTimezone left at its default (Europe/London); the one location is configured for Auckland.
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), locations: { '7': { timezone: 'Pacific/Auckland' } } });
+    const file = path.join(dir, 'update.json');
+    fs.writeFileSync(file, JSON.stringify(update(7, 1, 0, [item('1', 'A', [price('2027-01-01', '2027-12-31', 'Eat In', '3.00')])])));
+    assert.equal(cli(config, 'Pacific/Auckland', 'import', file).status, 0);
+
+    const inAuckland = cli(config, 'Pacific/Auckland', 'status');
+    assert.equal(inAuckland.status, 0, inAuckland.stderr);
+    assert.match(inAuckland.stdout, /last applied ChangeSequence 1/);
+    assert.doesNotMatch(inAuckland.stdout, /Clock:|Europe\/London/);
+    const json = JSON.parse(cli(config, 'Pacific/Auckland', 'status', '--json').stdout) as { ops: { clock: { machineTimezone: string; warnings: string[] } } };
+    assert.deepEqual([json.ops.clock.machineTimezone, json.ops.clock.warnings], ['Pacific/Auckland', []]);
+
+    const inLondon = cli(config, 'Europe/London', 'ops', 'status');
+    assert.equal(inLondon.status, 0, inLondon.stderr);
+    assert.match(inLondon.stdout, /Clock: the machine's timezone Europe\/London .* set the machine to Pacific\/Auckland/);
+    assert.doesNotMatch(inLondon.stdout, /set the machine to Europe\/London/);
+  });
+});

@@ -118,7 +118,7 @@ describe('clock and timezone', () => {
     const watch = new ClockWatch();
     const t = Date.parse('2026-01-15T12:00:00Z');
     watch.observe('employee interface', new Date(t + 600_000).toUTCString(), t, t + 10);
-    const state = clockState(config, 'Europe/London', watch.observations(), new Date(t));
+    const state = clockState(config, 'Europe/London', watch.observations(), new Date(t), []);
     assert.equal(state.wrongClock.length, 1);
     assert.equal(state.timezoneMismatches.map((m) => m.locationTimezone).join(), 'Europe/Paris');
     assert.match(state.warnings.join('\n'), /system clock is 600 s behind employee interface/);
