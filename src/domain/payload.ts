@@ -64,8 +64,9 @@ export const EnvelopeSchema = z
     LocationID: integerLike,
     ChangeSequence: integerLike,
     ParentChangeSequence: integerLike,
-    // Any value: streamUpdate stores text as sent and warns about anything else (never dropped silently).
-    LocationName: z.unknown().optional(),
+    // Text of any length, stored as sent. Anything else is left out of the envelope (which crosses
+    // threads and must stay small and flat) and streamUpdate warns about it from the body.
+    LocationName: z.string().optional().catch(undefined),
     CurrencyIsoCode: z.string().optional().catch(undefined),
     ScheduledItems: z.array(z.unknown(), { error: 'expected an array' }),
   })
@@ -326,8 +327,8 @@ export function streamUpdate(envelope: Omit<Envelope, 'ScheduledItems'> & { read
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
   else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
   const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
-  if (envelope.LocationName !== undefined && envelope.LocationName !== null && typeof envelope.LocationName !== 'string') {
-    warnings.push({ path: 'LocationName', message: `expected text, got ${shown(envelope.LocationName)}; ignored` });
+  if (body.LocationName !== undefined && body.LocationName !== null && typeof body.LocationName !== 'string') {
+    warnings.push({ path: 'LocationName', message: `expected text, got ${shown(body.LocationName)}; ignored` });
   }
   return {
     locationId: envelope.LocationID,

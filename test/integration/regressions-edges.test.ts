@@ -169,6 +169,13 @@ describe('defect 6: no silent truncation', () => {
       { path: 'ScheduledItems[2].PLU', message: 'PLU is 101 characters long; the limit is 100; item skipped' },
     ]);
   });
+
+  it('a LocationName that is not text is reported, not dropped silently', async () => {
+    const t = await startTestAgent();
+    assert.equal((await t.post(update(1, 1, 0, [], { LocationName: ['Riverside'] }))).status, 200);
+    await t.settle();
+    assert.deepEqual(warnings(t), [{ path: 'LocationName', message: 'expected text, got ["Riverside"]; ignored' }]);
+  });
 });
 
 describe('defect 7: the same key twice in one update', () => {
