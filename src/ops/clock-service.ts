@@ -4,6 +4,7 @@ import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
+import { cachedLocationTimezone } from '../employees/locations';
 import { openReadOnly, storeFilePath, type Db } from '../store/database';
 import {
   clockWatch,
@@ -30,42 +31,53 @@ export interface ClockState {
 
 /**
  * The timezones the till's dates must follow: those of the locations this site has (every location
- * in the configuration, and every location updates have arrived for), each by its configured
- * `timezone`, else `defaultTimezone`. Never `defaultTimezone` on its own: an Auckland site whose
- * locations all say Pacific/Auckland, on a PC set to Auckland, must not be told to move to the
+ * in the configuration, and every location updates have arrived for), each resolved as everywhere
+ * else (AgentCore.timezoneFor): its configured `timezone`, else the one its Country in the cached
+ * /Locations list implies, else `defaultTimezone`. Never `defaultTimezone` on its own: an Auckland
+ * site whose locations are all in Auckland, on a PC set to Auckland, must not be told to move to the
  * default's Europe/London. A site with no location yet has no dates to follow, hence no advice.
  */
-export function siteTimezones(config: Readonly<Config>, knownLocationIds: Iterable<number>): string[] {
-  const ids = new Set<string>(Object.keys(config.locations));
-  for (const id of knownLocationIds) ids.add(String(id));
+export function siteTimezones(config: Readonly<Config>, knownLocationIds: Iterable<number>, countryTimezone: (locationId: number) => string | null = () => null): string[] {
+  const ids = new Set<number>(Object.keys(config.locations).map(Number));
+  for (const id of knownLocationIds) ids.add(id);
   const zones = new Set<string>();
-  for (const id of ids) zones.add(config.locations[id]?.timezone ?? config.defaultTimezone);
+  for (const id of ids) zones.add(config.locations[String(id)]?.timezone ?? countryTimezone(id) ?? config.defaultTimezone);
   return [...zones].sort();
 }
 
-/**
- * The locations updates have arrived for, read from agent.db (read-only, so any process can ask while
- * the agent runs). None when the file or its table does not exist yet, or cannot be read.
- */
-export function knownLocationIds(dataDir: string): number[] {
-  const file = storeFilePath(dataDir, 'agent');
-  if (!fs.existsSync(file)) return [];
+/** Runs `read` on a read-only connection to one of the agent's files; null when it is absent or unreadable. */
+function readStoreFile<T>(dataDir: string, kind: 'agent' | 'staff', read: (db: Db) => T): T | null {
+  const file = storeFilePath(dataDir, kind);
+  if (!fs.existsSync(file)) return null;
   let db: Db | null = null;
   try {
     db = openReadOnly(file);
-    return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
+    return read(db);
   } catch {
-    // A data folder not migrated yet, or an agent.db that cannot be read: the clock advice is a side
-    // note, so it follows the configured locations only; the commands that need agent.db report it.
-    return [];
+    // Not migrated yet, or unreadable: the clock advice is a side note, so it follows what can be
+    // read (the configured locations); the commands that need the file report the problem.
+    return null;
   } finally {
     db?.close();
   }
 }
 
-/** Pure: the clock state from the machine's timezone, the site's locations and what the HTTP clients observed. */
-export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date, knownLocations: Iterable<number>): ClockState {
-  const timezoneMismatches = siteTimezones(config, knownLocations)
+function knownLocations(db: Db): number[] {
+  return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
+}
+
+/**
+ * siteTimezones read from the data folder (agent.db for the locations, staff.db for their Country),
+ * read-only, so `status` and `ops status` can ask from another process while the agent runs.
+ */
+export function siteTimezonesOnDisk(config: Readonly<Config>): string[] {
+  const ids = readStoreFile(config.dataDir, 'agent', knownLocations) ?? [];
+  return readStoreFile(config.dataDir, 'staff', (staff) => siteTimezones(config, ids, (id) => cachedLocationTimezone(staff, id))) ?? siteTimezones(config, ids);
+}
+
+/** Pure: the clock state from the machine's timezone, the site's timezones (siteTimezones) and what the HTTP clients observed. */
+export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date, zones: readonly string[]): ClockState {
+  const timezoneMismatches = zones
     .map((zone) => timezoneMismatch(machine, zone, now))
     .filter((m): m is TimezoneMismatch => m !== null);
   const wrongClock = observations.filter((o) => isClockWrong(o, config.clock.maxSkewSeconds * 1000));
@@ -112,15 +124,15 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     this.agent = null;
   }
 
-  /** The locations updates have arrived for, from the agent's own connection (none before start). */
-  private knownLocations(): number[] {
-    const db = this.agent?.core.isOpen ? this.agent.core.agentDb : null;
-    if (!db) return [];
-    return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
+  /** The site's timezones, from the running agent's own connections (configured locations only before start). */
+  private zones(): string[] {
+    const core = this.agent?.core.isOpen ? this.agent.core : null;
+    if (!core) return siteTimezones(this.config, []);
+    return siteTimezones(this.config, knownLocations(core.agentDb), (id) => cachedLocationTimezone(core.staffDb, id));
   }
 
   state(): ClockState {
-    return clockState(this.config, this.machine(), this.watch.observations(), new Date(), this.knownLocations());
+    return clockState(this.config, this.machine(), this.watch.observations(), new Date(), this.zones());
   }
 
   /** As of the last check (every checkIntervalMinutes and on each new clock observation). */
@@ -129,7 +141,7 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   }
 
   adminPanel(): PanelView {
-    return clockPanel(this.current(), siteTimezones(this.config, this.knownLocations()));
+    return clockPanel(this.current(), this.zones());
   }
 
   runAdminAction(id: string, _actor: string): { message: string } {

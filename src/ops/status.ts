@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema';
 import { listBackups } from './backup';
-import { clockState, knownLocationIds } from './clock-service';
+import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk, formatBytes } from './disk';
 import { runningAgent } from './instance';
@@ -17,7 +17,7 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
   const tunnel = config.tunnel ? readTunnelState(config.dataDir) : null;
   const disk = checkDisk(config, now);
   const lastBackup = listBackups(backupDir(config))[0] ?? null;
-  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now, knownLocationIds(config.dataDir));
+  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now, siteTimezonesOnDisk(config));
   const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${agent.startedAt})` : 'Agent not running'];
   if (config.tunnel) lines.push(...describeTunnel(tunnel, agent !== null));
   lines.push(

@@ -55,29 +55,35 @@ describe('clock advice follows the locations this site has', () => {
   it('an Auckland site (default left at Europe/London) on an Auckland PC gets no advice', () => {
     assert.equal(auckland.defaultTimezone, 'Europe/London');
     assert.deepEqual(siteTimezones(auckland, [7]), ['Pacific/Auckland']);
-    const state = clockState(auckland, 'Pacific/Auckland', [], now, [7]);
+    const state = clockState(auckland, 'Pacific/Auckland', [], now, siteTimezones(auckland, [7]));
     assert.deepEqual(state.timezoneMismatches, []);
     assert.deepEqual(state.warnings, []);
   });
 
   it('the same site on a London PC is told to move to Auckland, not London', () => {
-    const state = clockState(auckland, 'Europe/London', [], now, [7]);
+    const state = clockState(auckland, 'Europe/London', [], now, siteTimezones(auckland, [7]));
     assert.deepEqual(state.timezoneMismatches.map((m) => m.locationTimezone), ['Pacific/Auckland']);
     assert.match(state.warnings.join('\n'), /set the machine to Pacific\/Auckland$/);
   });
 
   it('a location updates arrived for without a configured timezone follows defaultTimezone', () => {
     assert.deepEqual(siteTimezones(auckland, [7, 8]), ['Europe/London', 'Pacific/Auckland']);
-    const state = clockState(auckland, 'Pacific/Auckland', [], now, [7, 8]);
+    const state = clockState(auckland, 'Pacific/Auckland', [], now, siteTimezones(auckland, [7, 8]));
     assert.deepEqual(state.timezoneMismatches.map((m) => m.locationTimezone), ['Europe/London']);
     const sydney = parseConfig({ dataDir: '/tmp/pos-sync-timezones', defaultTimezone: 'Australia/Sydney' });
-    assert.deepEqual(clockState(sydney, 'Australia/Sydney', [], now, [1, 2]).timezoneMismatches, []);
-    assert.deepEqual(clockState(sydney, 'Europe/London', [], now, [1, 2]).timezoneMismatches.map((m) => m.locationTimezone), ['Australia/Sydney']);
+    assert.deepEqual(clockState(sydney, 'Australia/Sydney', [], now, siteTimezones(sydney, [1, 2])).timezoneMismatches, []);
+    assert.deepEqual(clockState(sydney, 'Europe/London', [], now, siteTimezones(sydney, [1, 2])).timezoneMismatches.map((m) => m.locationTimezone), ['Australia/Sydney']);
+  });
+
+  it('a location without a configured timezone follows its Country (cached /Locations list) before defaultTimezone, as lookups do', () => {
+    const countryOf = (id: number): string | null => (id === 9 ? 'Pacific/Auckland' : null);
+    assert.deepEqual(siteTimezones(auckland, [7, 9], countryOf), ['Pacific/Auckland']);
+    assert.deepEqual(clockState(auckland, 'Pacific/Auckland', [], now, siteTimezones(auckland, [7, 9], countryOf)).warnings, []);
   });
 
   it('a site with no location yet has no dates to follow, so no advice', () => {
     const fresh = parseConfig({ dataDir: '/tmp/pos-sync-timezones' });
     assert.deepEqual(siteTimezones(fresh, []), []);
-    assert.deepEqual(clockState(fresh, 'Pacific/Auckland', [], now, []).warnings, []);
+    assert.deepEqual(clockState(fresh, 'Pacific/Auckland', [], now, siteTimezones(fresh, [])).warnings, []);
   });
 });
