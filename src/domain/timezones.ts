@@ -67,7 +67,3 @@ export function timeZoneProblem(name: string): string | null {
     ? `${shown} is not a canonical IANA timezone name; use ${suggestion}`
     : `${shown} is not a canonical IANA timezone name, e.g. Europe/London, America/New_York, Pacific/Auckland (see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones)`;
 }
-
-export function isCanonicalTimeZone(name: string): boolean {
-  return timeZoneProblem(name) === null;
-}
