@@ -59,6 +59,8 @@ export function numberSource(value: unknown): string | null {
  * keep every digit.
  */
 export function wholeNumberDigits(value: unknown): string | null {
+  // A JS number past 2^53 (built in code, never read from a body) has already lost digits.
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) return null;
   const source = numberSource(value);
   if (source === null) return null;
   const plain = plainDecimal(source);
