@@ -32,6 +32,8 @@ export class Agent {
   readonly refusals: RefusalCounter;
   private pollTimer: NodeJS.Timeout | null = null;
   private refusalTimer: NodeJS.Timeout | null = null;
+  /** Told of every update the applier thread applies (an import collects what its drain applied). */
+  private readonly appliedListeners = new Set<(update: AppliedUpdate) => void>();
   private readonly started: AgentService[] = [];
   private stopping = false;
   /** Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent. */
@@ -49,7 +51,10 @@ export class Agent {
       { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone } },
       log,
       {
-        applied: (u) => this.core.logApplied(u),
+        applied: (u) => {
+          this.core.logApplied(u);
+          for (const listener of this.appliedListeners) listener(u);
+        },
         failed: (locationId, inboxId, message) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`),
         reconciled: (inboxId) => log.warn(`update #${inboxId} was applied to the till before a stop; its inbox record is now complete`),
       },
@@ -115,10 +120,19 @@ export class Agent {
   /** A manual delivery: stored like a webhook call (agent.db), then applied by the applier thread. */
   async importPayload(raw: Buffer, actor: string): Promise<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }> {
     const bytes = raw.length;
-    const outcome = await this.inbox.receive(importDelivery(raw, actor));
-    this.core.auditImport(outcome, bytes, actor);
-    const applied = await this.applier.drain();
-    return { outcome, applied };
+    // Everything applied from the store until this drain ends, whichever drain applied it: a poll or
+    // a delivery's drain may take the import's update first (the drains coalesce).
+    const applied: AppliedUpdate[] = [];
+    const listener = (u: AppliedUpdate): void => void applied.push(u);
+    this.appliedListeners.add(listener);
+    try {
+      const outcome = await this.inbox.receive(importDelivery(raw, actor));
+      this.core.auditImport(outcome, bytes, actor);
+      await this.applier.drain();
+      return { outcome, applied };
+    } finally {
+      this.appliedListeners.delete(listener);
+    }
   }
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<{ forced: AppliedUpdate; then: AppliedUpdate[] }> {

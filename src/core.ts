@@ -201,8 +201,17 @@ export class AgentCore {
 
   lookup(plu: string, options: { locationId?: number | null; date?: string | null } = {}): { date: string; items: TillAnswer[] } {
     const locationId = options.locationId ?? null;
-    const date = options.date ?? this.today(locationId);
-    return { date, items: lookupPlu(this.store.till, plu.trim(), date, locationId) };
+    const wanted = plu.trim();
+    if (options.date || locationId !== null) {
+      const date = options.date ?? this.today(locationId);
+      return { date, items: lookupPlu(this.store.till, wanted, date, locationId) };
+    }
+    // "Today" is each location's own (its timezone, as the till's _today views have it): asked for no
+    // location, every location that has the PLU is answered for its own today.
+    const locations = (this.store.till.prepare('SELECT DISTINCT location_id FROM items WHERE plu = ? ORDER BY location_id').all(wanted) as { location_id: number }[]).map((r) => r.location_id);
+    const items = locations.flatMap((id) => lookupPlu(this.store.till, wanted, this.today(id), id));
+    const dates = [...new Set(items.map((i) => i.date))];
+    return { date: dates.length === 1 ? dates[0]! : this.today(null), items };
   }
 
   deliveries(limit = 100, beforeId: number | null = null): ReturnType<typeof recentDeliveries> {

@@ -70,7 +70,7 @@ export class TillView {
     replace(
       this.results,
       h('p', { class: 'muted' }, `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu} on ${answer.date}:`),
-      ...answer.items.map((item) => this.itemCard(item, answer.date)),
+      ...answer.items.map((item) => this.itemCard(item, item.date ?? answer.date)),
     );
   }
 

@@ -1,12 +1,16 @@
 import { z } from 'zod';
-import { isValidTimeZone } from '../domain/dates';
+import { timeZoneProblem } from '../domain/timezones';
 
 /**
  * The one schema for the agent's configuration. Objects are strict, so a misspelt key stops start-up
  * with its name instead of being silently ignored.
  */
 
-const timeZone = z.string().refine(isValidTimeZone, { message: 'not an IANA timezone, e.g. Europe/London' });
+/** A canonical IANA zone name only: Intl would also take `BST` and read it as Asia/Dhaka (src/domain/timezones.ts). */
+const timeZone = z.string().superRefine((name, ctx) => {
+  const problem = timeZoneProblem(name);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const TlsSchema = z.union([
   z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }),

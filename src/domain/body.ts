@@ -1,5 +1,7 @@
-import { parseLazily } from './json-scan';
+import { isUtf8 } from 'node:buffer';
+import { parseExact, parseLazily } from './json-scan';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
+import { sameJson } from './sequence';
 
 /**
  * A webhook body read without building it whole (src/domain/json-scan.ts): the envelope is validated
@@ -23,12 +25,15 @@ export interface ReadBody {
 export type ReadBodyResult = ReadBody | { readonly ok: false; readonly error: EnvelopeError };
 
 export function readBody(raw: Buffer, options: { readonly checkItems: boolean }): ReadBodyResult {
+  // Decoding bytes that are not UTF-8 would silently store U+FFFD in place of what was sent: refuse.
+  if (!isUtf8(raw)) return { ok: false, error: { id: 'invalid_encoding', field: '(body)', message: `not valid UTF-8 (at byte ${firstInvalidUtf8(raw)})` } };
   let lazy;
   try {
-    lazy = parseLazily(raw, 'ScheduledItems');
+    // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
+    lazy = parseLazily(raw, 'ScheduledItems', parseExact);
     if (options.checkItems && lazy.elements) for (const span of lazy.elements) lazy.element(span);
   } catch (err) {
-    return { ok: false, error: { field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
+    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
   }
   const { elements, element } = lazy;
   // The envelope schema sees an array of the right length; the items themselves are read lazily.
@@ -49,4 +54,68 @@ export function readBody(raw: Buffer, options: { readonly checkItems: boolean })
 /** The plan of a body read lazily: items parsed, planned and written one at a time. */
 export function planBody(body: ReadBody): UpdatePlan {
   return streamUpdate({ ...body.envelope, ScheduledItems: body.items() }, body.head);
+}
+
+/**
+ * Whether two bodies mean the same update: the same envelope and, item by item, the same plan and the
+ * same warnings after the documented normalisation (identifiers `"118"` and `118` are one identifier,
+ * `11.5` and `"11.50"` one price, key order and spacing do not matter, unknown fields are ignored).
+ * A redelivery that only re-encodes is then a duplicate, not a conflict. Both plans are walked in
+ * step, one item at a time, so two large publications are never held whole.
+ */
+export function sameMeaning(a: Buffer, b: Buffer): boolean {
+  const x = readBody(a, { checkItems: false });
+  const y = readBody(b, { checkItems: false });
+  if (!x.ok || !y.ok) return false;
+  let px: UpdatePlan;
+  let py: UpdatePlan;
+  try {
+    px = planBody(x);
+    py = planBody(y);
+    const keys = ['locationId', 'locationName', 'currency', 'changeSequence', 'parentChangeSequence'] as const;
+    if (keys.some((k) => px[k] !== py[k])) return false;
+    const ix = px.items[Symbol.iterator]();
+    const iy = py.items[Symbol.iterator]();
+    for (;;) {
+      const nx = ix.next();
+      const ny = iy.next();
+      if (nx.done === true || ny.done === true) {
+        if (nx.done !== ny.done) return false;
+        break;
+      }
+      if (!sameJson(nx.value, ny.value)) return false;
+    }
+  } catch {
+    // An item that no longer parses (the stored body was checked when received): not provably the same.
+    return false;
+  }
+  return sameJson(px.warnings, py.warnings);
+}
+
+/** Offset of the first byte that does not start a well-formed UTF-8 sequence (for the refusal message). */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    if (c >= 0xc2 && c <= 0xdf) [need, min] = [1, 0x80];
+    else if (c >= 0xe0 && c <= 0xef) [need, min] = [2, 0x800];
+    else if (c >= 0xf0 && c <= 0xf4) [need, min] = [3, 0x10000];
+    else return i;
+    let cp = c & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const d = b[i + k];
+      if (d === undefined || (d & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return -1;
 }

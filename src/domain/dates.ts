@@ -85,12 +85,3 @@ export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return parseIsoDate(`${get('year')}-${get('month')}-${get('day')}`);
 }
-
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}

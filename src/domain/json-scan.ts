@@ -243,3 +243,142 @@ export function parseLazily(bytes: Buffer, arrayMember: string, parse: (text: st
   }
   return { head, elements: scanned.elements, element: (span) => parse(text(span)) };
 }
+
+/**
+ * A JSON number as head office wrote it. JSON.parse turns every number into a binary float, so
+ * `11.499999999999999999` became 11.5 and `12345678901234567890` lost its last digits before the domain
+ * could see them; Node 20 has no reviver `context.source` to recover the text. `parseExact` keeps the
+ * text instead, and the domain reads money and identifiers from it (src/domain/numbers.ts).
+ */
+export class JsonNumber {
+  constructor(readonly source: string) {}
+
+  /** For messages that quote a sent value: the number as a number where that is exact, else its text. */
+  toJSON(): number | string {
+    const n = Number(this.source);
+    return String(n) === this.source ? n : this.source;
+  }
+}
+
+const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+interface Frame {
+  readonly container: unknown[] | Record<string, unknown>;
+  key: string;
+}
+
+/**
+ * JSON.parse, except that every number becomes a JsonNumber holding its source text. Accepts exactly
+ * what JSON.parse accepts (property-tested against it) and throws a SyntaxError otherwise. Iterative,
+ * not recursive, so deep nesting that JSON.parse reads is read here too instead of overflowing the stack.
+ */
+export function parseExact(text: string): unknown {
+  const n = text.length;
+  let pos = 0;
+  const fail = (message: string): never => {
+    throw new SyntaxError(`${pos >= n ? `${message}: unexpected end of input` : message} at position ${pos}`);
+  };
+  const ws = (): void => {
+    while (pos < n) {
+      const c = text.charCodeAt(pos);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      pos++;
+    }
+  };
+  const readString = (): string => {
+    if (text.charCodeAt(pos) !== QUOTE) fail('expected a string');
+    const start = pos++;
+    let escaped = false;
+    while (pos < n) {
+      const c = text.charCodeAt(pos);
+      if (c === QUOTE) {
+        pos++;
+        // Escapes are rare in menu data: JSON.parse decodes (and checks) them for us.
+        return escaped ? (JSON.parse(text.slice(start, pos)) as string) : text.slice(start + 1, pos - 1);
+      }
+      if (c === BACKSLASH) {
+        escaped = true;
+        pos += 2;
+        continue;
+      }
+      if (c < 0x20) fail('unescaped control character in a string');
+      pos++;
+    }
+    return fail('unterminated string');
+  };
+  const readKey = (): string => {
+    ws();
+    const key = readString();
+    ws();
+    if (text.charCodeAt(pos) !== COLON) fail("expected ':' after a key");
+    pos++;
+    ws();
+    return key;
+  };
+  const stack: Frame[] = [];
+  ws();
+  for (;;) {
+    let value: unknown;
+    const c = text.charCodeAt(pos);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      pos++;
+      ws();
+      const close = c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+      const container: unknown[] | Record<string, unknown> = c === OPEN_BRACE ? {} : [];
+      if (text.charCodeAt(pos) === close) {
+        pos++;
+        value = container;
+      } else {
+        stack.push({ container, key: c === OPEN_BRACE ? readKey() : '' });
+        continue;
+      }
+    } else if (c === QUOTE) {
+      value = readString();
+    } else if (text.startsWith('true', pos)) {
+      pos += 4;
+      value = true;
+    } else if (text.startsWith('false', pos)) {
+      pos += 5;
+      value = false;
+    } else if (text.startsWith('null', pos)) {
+      pos += 4;
+      value = null;
+    } else {
+      NUMBER_TOKEN.lastIndex = pos;
+      const m = NUMBER_TOKEN.exec(text);
+      if (!m) return fail('expected a value');
+      value = new JsonNumber(m[0]);
+      pos += m[0].length;
+    }
+    // Hand the value to its container; close every container that ends here.
+    for (;;) {
+      const top = stack[stack.length - 1];
+      if (!top) {
+        ws();
+        if (pos !== n) fail('unexpected content after the JSON value');
+        return value;
+      }
+      const isArray = Array.isArray(top.container);
+      if (isArray) (top.container as unknown[]).push(value);
+      else setMember(top.container as Record<string, unknown>, top.key, value);
+      ws();
+      const d = text.charCodeAt(pos);
+      if (d === COMMA) {
+        pos++;
+        ws();
+        if (!isArray) top.key = readKey();
+        break;
+      }
+      if (d !== (isArray ? CLOSE_BRACKET : CLOSE_BRACE)) fail(isArray ? "expected ',' or ']' in an array" : "expected ',' or '}' in an object");
+      pos++;
+      stack.pop();
+      value = top.container;
+    }
+  }
+}
+
+/** As JSON.parse does: `__proto__` is an own member, never the object's prototype. */
+function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}

@@ -1,3 +1,5 @@
+import { numberSource, plainDecimal } from './numbers';
+
 /**
  * Money as integer minor units of the location's currency, never a float in the database.
  *
@@ -46,18 +48,27 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /**
  * Converts a SellPrice as it arrives (a JSON number such as 11.5, or a decimal string such as "11.50")
- * into minor units. JSON numbers are read through their shortest round-trip text (`String(11.5)` is
- * `"11.5"`), which is exactly the decimal the sender wrote minus trailing zeros, so no float arithmetic
- * touches the amount. More decimals than the currency has, negatives, exponents, and amounts beyond
- * 2^53 minor units are refused with a reason.
+ * into minor units. A JSON number is read from its source text (a JsonNumber from `parseExact`), so
+ * `11.499999999999999999` is refused for its decimals exactly as the same text in a string is, and
+ * `90071992547409.91` keeps its last digit; an exponent only moves the decimal point (`1.15e1` is
+ * 11.50). No float arithmetic touches the amount. More decimals than the currency has, negatives,
+ * non-decimal text, and amounts beyond 2^53 minor units are refused with a reason.
  */
 export function parseSellPrice(value: unknown, currency: string): MoneyResult {
   const digits = minorDigits(currency);
   if (digits === undefined) return { ok: false, reason: `unknown currency ${JSON.stringify(currency)}` };
   let text: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return { ok: false, reason: 'SellPrice is not a finite number' };
-    text = String(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) return { ok: false, reason: 'SellPrice is not a finite number' };
+  const source = numberSource(value);
+  if (source !== null) {
+    const plain = plainDecimal(source);
+    if (plain === null) return { ok: false, reason: `SellPrice ${source.length > 80 ? `${source.slice(0, 80)}...` : source} is out of range` };
+    if (plain.startsWith('-')) return { ok: false, reason: `SellPrice ${source} is negative` };
+    const fraction = plain.split('.')[1] ?? '';
+    if (fraction.length > digits) {
+      return { ok: false, reason: `SellPrice ${source} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
+    }
+    text = plain;
   } else if (typeof value === 'string') {
     text = value.trim();
   } else {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isIsoDate, type IsoDate } from './dates';
+import { JsonNumber, parseExact } from './json-scan';
 import { minorDigits, parseSellPrice, type Money } from './money';
+import { safeInteger, wholeNumberDigits } from './numbers';
 
 /**
  * The webhook body (spec section 2), parsed in two layers:
@@ -11,14 +13,43 @@ import { minorDigits, parseSellPrice, type Money } from './money';
  *
  * Identifiers: the spec types LocationID, PLU and ItemID as integers but the samples send strings, so
  * both are accepted. LocationID becomes an integer (it must be one). PLU and ItemID become text: a
- * number is written in decimal (1001 -> "1001"), a string is trimmed and otherwise kept as sent, so
- * "8812-0001" and "01001" survive unchanged and the till matches what head office configured.
+ * number is written as its exact decimal digits, read from the body's text (1001 -> "1001",
+ * 12345678901234567890 -> "12345678901234567890", never through a float), a string is trimmed and
+ * otherwise kept as sent, so "8812-0001" and "01001" survive unchanged and the till matches what head
+ * office configured.
+ *
+ * Numbers: bodies are parsed with `parseExact`, so every JSON number arrives as a JsonNumber holding
+ * its source text; money and identifiers are read from that text (src/domain/numbers.ts).
+ *
+ * Text limits (docs/pos-database.md): a key longer than its limit is skipped with a warning naming the
+ * field and the limit, never cut; descriptive text (ItemName, PriceModel, LocationName) is stored as
+ * sent, trimmed of surrounding spaces.
  */
+export const TEXT_LIMITS = {
+  ItemID: 100,
+  PLU: 100,
+  TariffName: 200,
+  MealPeriodName: 200,
+  TaxCode: 50,
+} as const;
 
 const digitsOnly = /^\d+$/;
 
+/**
+ * A JsonNumber handed to the envelope schema: a safe whole number becomes a JS number; anything else
+ * becomes its text, which the string branch refuses with the right reason ("expected an integer",
+ * "integer too large"). No float is ever made of it.
+ */
+function envelopeNumber(value: unknown): unknown {
+  if (!(value instanceof JsonNumber)) return value;
+  const digits = wholeNumberDigits(value);
+  if (digits === null) return value.source;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : digits;
+}
+
 /** An integer sent as a JSON number or as a string of digits. */
-const integerLike = z.union([
+const integerLike = z.preprocess(envelopeNumber, z.union([
   z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
   z
     .string()
@@ -26,14 +57,16 @@ const integerLike = z.union([
     .regex(digitsOnly, 'expected an integer')
     .transform((s) => Number(s))
     .refine((n) => Number.isSafeInteger(n), 'integer too large'),
-], { error: 'expected an integer (number or string of digits)' });
+], { error: 'expected an integer (number or string of digits)' }));
 
 export const EnvelopeSchema = z
   .object({
     LocationID: integerLike,
     ChangeSequence: integerLike,
     ParentChangeSequence: integerLike,
-    LocationName: z.string().max(1000).optional().catch(undefined),
+    // Text of any length, stored as sent. Anything else is left out of the envelope (which crosses
+    // threads and must stay small and flat) and streamUpdate warns about it from the body.
+    LocationName: z.string().optional().catch(undefined),
     CurrencyIsoCode: z.string().optional().catch(undefined),
     ScheduledItems: z.array(z.unknown(), { error: 'expected an array' }),
   })
@@ -45,6 +78,11 @@ export const EnvelopeSchema = z
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
 export interface EnvelopeError {
+  /**
+   * The stable error id the receiver answers with: the body is not UTF-8, not JSON, or has no valid
+   * envelope.
+   */
+  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope';
   /** Dotted path of the first offending field, e.g. `ChangeSequence` or `(body)`. */
   readonly field: string;
   readonly message: string;
@@ -56,16 +94,16 @@ export type EnvelopeResult = { ok: true; envelope: Envelope; body: Record<string
 export function parseEnvelope(raw: Buffer | string): EnvelopeResult {
   let body: unknown;
   try {
-    body = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    body = parseExact(typeof raw === 'string' ? raw : raw.toString('utf8').replace(/^\uFEFF/, ''));
   } catch (err) {
-    return { ok: false, error: { field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
+    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
   }
   return validateEnvelope(body);
 }
 
 export function validateEnvelope(body: unknown): EnvelopeResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, error: { field: '(body)', message: 'expected a JSON object' } };
+    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: 'expected a JSON object' } };
   }
   const parsed = EnvelopeSchema.safeParse(body);
   if (!parsed.success) {
@@ -73,7 +111,7 @@ export function validateEnvelope(body: unknown): EnvelopeResult {
     const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(body)';
     const present = issue && issue.path.length > 0 && (body as Record<string, unknown>)[String(issue.path[0])] !== undefined;
     const message = present ? (issue?.message ?? 'invalid') : 'is required';
-    return { ok: false, error: { field, message } };
+    return { ok: false, error: { id: field === '(body)' ? 'invalid_json' : 'invalid_envelope', field, message } };
   }
   return { ok: true, envelope: parsed.data, body: body as Record<string, unknown> };
 }
@@ -146,28 +184,38 @@ export function shown(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
 }
 
-function identifierText(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  if (typeof value === 'string') {
-    const trimmed = value.trim();
-    return trimmed.length > 0 && trimmed.length <= 100 ? trimmed : null;
-  }
-  return null;
+type FieldResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly message: string };
+
+/** Length in characters as a person counts them (code points), computed only past the limit. */
+function tooLong(text: string, max: number): number | null {
+  if (text.length <= max) return null;
+  const characters = [...text].length;
+  return characters > max ? characters : null;
 }
 
-function nonEmptyText(value: unknown, max = 200): string | null {
-  if (typeof value !== 'string') return null;
-  const trimmed = value.trim();
-  return trimmed.length > 0 && trimmed.length <= max ? trimmed : null;
+/** ItemID or PLU: a whole number as its exact digits, or a string trimmed and otherwise kept as sent. */
+function identifierText(value: unknown, field: 'ItemID' | 'PLU'): FieldResult {
+  if (value instanceof JsonNumber || typeof value === 'number') {
+    const digits = wholeNumberDigits(value);
+    if (digits === null) return { ok: false, message: `not an identifier (a whole number or text): ${shown(value)}` };
+    return checkedLength(digits, field);
+  }
+  if (typeof value === 'string' && value.trim() !== '') return checkedLength(value.trim(), field);
+  if (value === undefined || value === null || value === '' || typeof value === 'string') return { ok: false, message: 'missing or empty' };
+  return { ok: false, message: `not an identifier (a whole number or text): ${shown(value)}` };
 }
 
-function integerValue(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
-    const n = Number(value.trim());
-    return Number.isSafeInteger(n) ? n : null;
-  }
-  return null;
+/** A required text key (TariffName, MealPeriodName, TaxCode), trimmed, within its limit. */
+function keyText(value: unknown, field: keyof typeof TEXT_LIMITS): FieldResult {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { ok: false, message: 'missing or empty' };
+  if (typeof value !== 'string') return { ok: false, message: `expected text, got ${shown(value)}` };
+  return checkedLength(value.trim(), field);
+}
+
+function checkedLength(text: string, field: keyof typeof TEXT_LIMITS): FieldResult {
+  const max = TEXT_LIMITS[field];
+  const length = tooLong(text, max);
+  return length === null ? { ok: true, text } : { ok: false, message: `${field} is ${length} characters long; the limit is ${max}` };
 }
 
 function arrayField(item: Record<string, unknown>, name: string, path: string, warnings: UpdateWarning[]): unknown[] {
@@ -209,17 +257,19 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
   }
   const range = dateRange(element, path, warnings);
   if (!range) return null;
-  const tariffName = nonEmptyText(element.TariffName);
-  if (tariffName === null) {
-    warnings.push({ path: `${path}.TariffName`, message: 'missing or empty; element skipped' });
+  const tariff = keyText(element.TariffName, 'TariffName');
+  if (!tariff.ok) {
+    warnings.push({ path: `${path}.TariffName`, message: `${tariff.message}; element skipped` });
     return null;
   }
-  const taxCode = nonEmptyText(element.TaxCode, 50);
-  if (taxCode === null) {
-    warnings.push({ path: `${path}.TaxCode`, message: 'missing or empty; element skipped' });
+  const tariffName = tariff.text;
+  const tax = keyText(element.TaxCode, 'TaxCode');
+  if (!tax.ok) {
+    warnings.push({ path: `${path}.TaxCode`, message: `${tax.message}; element skipped` });
     return null;
   }
-  const taxRate = integerValue(element.TaxRate);
+  const taxCode = tax.text;
+  const taxRate = safeInteger(element.TaxRate);
   if (taxRate === null || taxRate < 0 || taxRate > 100) {
     warnings.push({ path: `${path}.TaxRate`, message: `expected a whole percentage 0..100, got ${shown(element.TaxRate)}; element skipped` });
     return null;
@@ -234,7 +284,8 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
     return null;
   }
   const money: Money = price.money;
-  const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim().slice(0, 200) : null;
+  // Stored as sent (trimmed): the contract promises the service's text, so it is never cut.
+  const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim() : null;
   return {
     tariffName,
     ...range,
@@ -249,11 +300,12 @@ function planAvailability(element: unknown, path: string, warnings: UpdateWarnin
   }
   const range = dateRange(element, path, warnings);
   if (!range) return null;
-  const mealPeriod = nonEmptyText(element.MealPeriodName);
-  if (mealPeriod === null) {
-    warnings.push({ path: `${path}.MealPeriodName`, message: 'missing or empty; element skipped' });
+  const meal = keyText(element.MealPeriodName, 'MealPeriodName');
+  if (!meal.ok) {
+    warnings.push({ path: `${path}.MealPeriodName`, message: `${meal.message}; element skipped` });
     return null;
   }
+  const mealPeriod = meal.text;
   const status = typeof element.Status === 'string' ? element.Status.trim().toUpperCase() : null;
   if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE') {
     warnings.push({ path: `${path}.Status`, message: `unknown Status ${shown(element.Status)}; element skipped` });
@@ -275,6 +327,9 @@ export function streamUpdate(envelope: Omit<Envelope, 'ScheduledItems'> & { read
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
   else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
   const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
+  if (body.LocationName !== undefined && body.LocationName !== null && typeof body.LocationName !== 'string') {
+    warnings.push({ path: 'LocationName', message: `expected text, got ${shown(body.LocationName)}; ignored` });
+  }
   return {
     locationId: envelope.LocationID,
     locationName: locationName === '' ? null : locationName,
@@ -292,8 +347,54 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
   return { ...plan, items: [...plan.items] };
 }
 
+/** An element already planned for one key (item + tariff, or item + meal period) in this update. */
+interface Placed<V> {
+  readonly path: string;
+  readonly from: IsoDate;
+  readonly to: IsoDate;
+  readonly value: V;
+}
+
+/**
+ * The same key twice in one update with overlapping dates and different values: the store lays the
+ * elements over each other in body order, so the later element wins on the overlap (as a later update
+ * would). That rule is kept, and each such later element is reported so head office can fix its
+ * export. Elements that repeat the same value on overlapping dates change nothing and are not reported.
+ * Per key, every element is compared with the earlier ones, the same order of work as the store's own
+ * overlay of those elements.
+ */
+function checkSameKey<V>(
+  seen: Map<string, Placed<V>[]>,
+  key: string,
+  label: string,
+  element: Placed<V>,
+  equals: (a: V, b: V) => boolean,
+  warnings: UpdateWarning[],
+): void {
+  const earlier = seen.get(key);
+  if (!earlier) {
+    seen.set(key, [element]);
+    return;
+  }
+  const clashes = earlier.filter((e) => e.from <= element.to && element.from <= e.to && !equals(e.value, element.value));
+  const first = clashes[0];
+  if (first) {
+    const from = first.from > element.from ? first.from : element.from;
+    const to = first.to < element.to ? first.to : element.to;
+    const more = clashes.length > 1 ? ` (and ${clashes.length - 1} more earlier element${clashes.length > 2 ? 's' : ''})` : '';
+    warnings.push({
+      path: element.path,
+      message: `${label}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
+    });
+  }
+  earlier.push(element);
+}
+
 function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
   // Any iterable: the applier passes items parsed one at a time from the stored bytes (src/domain/body.ts).
+  // Only the dates, values and paths of planned elements are kept across items (for checkSameKey).
+  const seenPrices = new Map<string, Placed<PriceValue>[]>();
+  const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
   let index = -1;
   for (const raw of scheduledItems) {
     index++;
@@ -302,29 +403,44 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
       warnings.push({ path, message: 'expected an object; item skipped' });
       continue;
     }
-    const itemId = identifierText(raw.ItemID);
-    if (itemId === null) {
-      warnings.push({ path: `${path}.ItemID`, message: `missing or not an identifier: ${shown(raw.ItemID)}; item skipped` });
+    const id = identifierText(raw.ItemID, 'ItemID');
+    if (!id.ok) {
+      warnings.push({ path: `${path}.ItemID`, message: `${id.message}; item skipped` });
       continue;
     }
-    const plu = identifierText(raw.PLU);
-    if (plu === null) {
-      warnings.push({ path: `${path}.PLU`, message: `missing or not an identifier: ${shown(raw.PLU)}; item skipped` });
+    const itemId = id.text;
+    const pluField = identifierText(raw.PLU, 'PLU');
+    if (!pluField.ok) {
+      warnings.push({ path: `${path}.PLU`, message: `${pluField.message}; item skipped` });
       continue;
     }
+    const plu = pluField.text;
     const type = typeof raw.ItemType === 'string' ? raw.ItemType.trim().toUpperCase() : null;
     if (type !== 'RECIPE' && type !== 'MENU') {
       warnings.push({ path: `${path}.ItemType`, message: `unknown ItemType ${shown(raw.ItemType)}; item skipped` });
       continue;
     }
-    const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim().slice(0, 500) : '';
+    // Stored as sent (trimmed), never cut: the till shows what head office named the item.
+    const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim() : '';
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
-    const prices = arrayField(raw, 'PriceUpdates', path, warnings)
-      .map((e, i) => planPrice(e, `${path}.PriceUpdates[${i}]`, currency, warnings))
-      .filter((p): p is PriceRange => p !== null);
-    const availability = arrayField(raw, 'ScheduleUpdates', path, warnings)
-      .map((e, i) => planAvailability(e, `${path}.ScheduleUpdates[${i}]`, warnings))
-      .filter((a): a is AvailabilityRange => a !== null);
+    const prices: PriceRange[] = [];
+    arrayField(raw, 'PriceUpdates', path, warnings).forEach((e, i) => {
+      const elementPath = `${path}.PriceUpdates[${i}]`;
+      const planned = planPrice(e, elementPath, currency, warnings);
+      if (!planned) return;
+      const label = `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`;
+      checkSameKey(seenPrices, `${itemId}\u0000${planned.tariffName}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.value }, samePriceValue, warnings);
+      prices.push(planned);
+    });
+    const availability: AvailabilityRange[] = [];
+    arrayField(raw, 'ScheduleUpdates', path, warnings).forEach((e, i) => {
+      const elementPath = `${path}.ScheduleUpdates[${i}]`;
+      const planned = planAvailability(e, elementPath, warnings);
+      if (!planned) return;
+      const label = `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`;
+      checkSameKey(seenAvailability, `${itemId}\u0000${planned.mealPeriod}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.status }, (a, b) => a === b, warnings);
+      availability.push(planned);
+    });
     yield { itemId, plu, name, type, prices, availability };
   }
 }

@@ -58,8 +58,9 @@ export interface StoredUpdate {
 }
 
 /**
- * `sameContent` decides whether two bodies with different bytes carry the same JSON (a manual delivery
- * from support may be pretty-printed differently); it is only called when the bytes differ.
+ * `sameContent` decides whether two bodies with different bytes mean the same update (a manual delivery
+ * from support may be pretty-printed differently, or send `"118"` where the sender sent `118`; see
+ * `sameMeaning` in src/domain/body.ts); it is only called when the bytes differ.
  */
 export function classifyReceipt(
   existing: readonly StoredUpdate[],

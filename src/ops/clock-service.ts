@@ -1,8 +1,11 @@
+import fs from 'node:fs';
 import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
+import { cachedLocationTimezone } from '../employees/locations';
+import { openReadOnly, storeFilePath, type Db } from '../store/database';
 import {
   clockWatch,
   describeMismatch,
@@ -26,16 +29,55 @@ export interface ClockState {
   readonly warnings: readonly string[];
 }
 
-/** The timezones the till's dates must follow: the default and every configured location's. */
-export function expectedTimezones(config: Readonly<Config>): string[] {
-  const zones = new Set([config.defaultTimezone]);
-  for (const location of Object.values(config.locations)) if (location.timezone) zones.add(location.timezone);
-  return [...zones];
+/**
+ * The timezones the till's dates must follow: those of the locations this site has (every location
+ * in the configuration, and every location updates have arrived for), each resolved as everywhere
+ * else (AgentCore.timezoneFor): its configured `timezone`, else the one its Country in the cached
+ * /Locations list implies, else `defaultTimezone`. Never `defaultTimezone` on its own: an Auckland
+ * site whose locations are all in Auckland, on a PC set to Auckland, must not be told to move to the
+ * default's Europe/London. A site with no location yet has no dates to follow, hence no advice.
+ */
+export function siteTimezones(config: Readonly<Config>, knownLocationIds: Iterable<number>, countryTimezone: (locationId: number) => string | null = () => null): string[] {
+  const ids = new Set<number>(Object.keys(config.locations).map(Number));
+  for (const id of knownLocationIds) ids.add(id);
+  const zones = new Set<string>();
+  for (const id of ids) zones.add(config.locations[String(id)]?.timezone ?? countryTimezone(id) ?? config.defaultTimezone);
+  return [...zones].sort();
 }
 
-/** Pure: the clock state from the machine's timezone and what the HTTP clients observed. */
-export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date): ClockState {
-  const timezoneMismatches = expectedTimezones(config)
+/** Runs `read` on a read-only connection to one of the agent's files; null when it is absent or unreadable. */
+function readStoreFile<T>(dataDir: string, kind: 'agent' | 'staff', read: (db: Db) => T): T | null {
+  const file = storeFilePath(dataDir, kind);
+  if (!fs.existsSync(file)) return null;
+  let db: Db | null = null;
+  try {
+    db = openReadOnly(file);
+    return read(db);
+  } catch {
+    // Not migrated yet, or unreadable: the clock advice is a side note, so it follows what can be
+    // read (the configured locations); the commands that need the file report the problem.
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
+function knownLocations(db: Db): number[] {
+  return (db.prepare('SELECT location_id FROM known_locations').all() as { location_id: number }[]).map((r) => r.location_id);
+}
+
+/**
+ * siteTimezones read from the data folder (agent.db for the locations, staff.db for their Country),
+ * read-only, so `status` and `ops status` can ask from another process while the agent runs.
+ */
+export function siteTimezonesOnDisk(config: Readonly<Config>): string[] {
+  const ids = readStoreFile(config.dataDir, 'agent', knownLocations) ?? [];
+  return readStoreFile(config.dataDir, 'staff', (staff) => siteTimezones(config, ids, (id) => cachedLocationTimezone(staff, id))) ?? siteTimezones(config, ids);
+}
+
+/** Pure: the clock state from the machine's timezone, the site's timezones (siteTimezones) and what the HTTP clients observed. */
+export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date, zones: readonly string[]): ClockState {
+  const timezoneMismatches = zones
     .map((zone) => timezoneMismatch(machine, zone, now))
     .filter((m): m is TimezoneMismatch => m !== null);
   const wrongClock = observations.filter((o) => isClockWrong(o, config.clock.maxSkewSeconds * 1000));
@@ -56,6 +98,8 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   private warned = new Set<string>();
   /** The last check's result: the timezone scan costs tens of ms, too much for every status read. */
   private last: ClockState | null = null;
+  /** The running agent's store, for the locations this site has (set by start). */
+  private agent: Agent | null = null;
 
   constructor(
     private readonly config: Readonly<Config>,
@@ -64,7 +108,8 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     private readonly machine: () => string = machineTimezone,
   ) {}
 
-  async start(_agent: Agent): Promise<void> {
+  async start(agent: Agent): Promise<void> {
+    this.agent = agent;
     this.check();
     this.unsubscribe = this.watch.onObservation(() => this.check());
     this.timer = setInterval(() => this.check(), this.config.clock.checkIntervalMinutes * 60_000);
@@ -76,10 +121,18 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
     this.unsubscribe?.();
     this.timer = null;
     this.unsubscribe = null;
+    this.agent = null;
+  }
+
+  /** The site's timezones, from the running agent's own connections (configured locations only before start). */
+  private zones(): string[] {
+    const core = this.agent?.core.isOpen ? this.agent.core : null;
+    if (!core) return siteTimezones(this.config, []);
+    return siteTimezones(this.config, knownLocations(core.agentDb), (id) => cachedLocationTimezone(core.staffDb, id));
   }
 
   state(): ClockState {
-    return clockState(this.config, this.machine(), this.watch.observations(), new Date());
+    return clockState(this.config, this.machine(), this.watch.observations(), new Date(), this.zones());
   }
 
   /** As of the last check (every checkIntervalMinutes and on each new clock observation). */
@@ -88,7 +141,7 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   }
 
   adminPanel(): PanelView {
-    return clockPanel(this.current(), expectedTimezones(this.config));
+    return clockPanel(this.current(), this.zones());
   }
 
   runAdminAction(id: string, _actor: string): { message: string } {

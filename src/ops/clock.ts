@@ -92,7 +92,7 @@ export function describeSkew(o: SkewObservation): string {
 export function describeMismatch(m: TimezoneMismatch): string {
   const fmt = (min: number): string => `UTC${min >= 0 ? '+' : '-'}${String(Math.floor(Math.abs(min) / 60)).padStart(2, '0')}:${String(Math.abs(min) % 60).padStart(2, '0')}`;
   return `the machine's timezone ${m.machineTimezone} (${fmt(m.machineOffsetMinutes)}) differs from the location's ${m.locationTimezone} ` +
-    `(${fmt(m.locationOffsetMinutes)} at ${timeWithZone(m.differsAt)}): the till computes "today" in the machine's timezone, so set the machine to ${m.locationTimezone}`;
+    `(${fmt(m.locationOffsetMinutes)} at ${timeWithZone(m.differsAt)}): the POS views' "today" follows the location, but a till or report that takes the date from this PC's clock would use the wrong day, so set the machine to ${m.locationTimezone}`;
 }
 
 /**

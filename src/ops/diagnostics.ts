@@ -10,7 +10,7 @@ import { redactor } from '../log';
 import { appliedMigrations, MIGRATIONS_FOR, storeFilePath, type Db, type StoreFileKind } from '../store/database';
 import { locationStatuses, recentDeliveries } from '../store/queries';
 import { listBackups } from './backup';
-import { clockState } from './clock-service';
+import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
@@ -193,7 +193,7 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
       disk: checkDisk(config, now),
       tunnel: readTunnelState(config.dataDir),
       backups: { dir: backupDir(config), files: backups.map((b) => ({ name: b.name, bytes: b.bytes, takenAt: b.takenAt })) },
-      clock: clockState(config, machineTimezone(), clockWatch.observations(), now),
+      clock: clockState(config, machineTimezone(), clockWatch.observations(), now, siteTimezonesOnDisk(config)),
       secretsFileExists: fs.existsSync(secretsFile(config)),
     }),
   );

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema';
 import { interruptedRestore, listBackups } from './backup';
-import { clockState } from './clock-service';
+import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk, formatBytes } from './disk';
 import { runningAgent } from './instance';
@@ -13,11 +13,12 @@ import { timeWithZone } from '../domain/local-time';
  * tunnel (from the state file the supervisor writes), disk, last backup, timezone.
  */
 export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { lines: string[]; json: Record<string, unknown> } {
+  // The clock advice follows the timezones of the locations this site has (agent.db), not the default alone.
   const agent = runningAgent(config.dataDir);
   const tunnel = config.tunnel ? readTunnelState(config.dataDir) : null;
   const disk = checkDisk(config, now);
   const lastBackup = listBackups(backupDir(config))[0] ?? null;
-  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now);
+  const clock = clockState(config, machineTimezone(), clockWatch.observations(), now, siteTimezonesOnDisk(config));
   const lines: string[] = [agent ? `Agent running (pid ${agent.pid}, since ${timeWithZone(agent.startedAt)})` : 'Agent not running'];
   if (config.tunnel) lines.push(...describeTunnel(tunnel, agent !== null));
   lines.push(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readBody, type EnvelopeHeader } from '../domain/body';
+import { readBody, sameMeaning, type EnvelopeHeader } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
-import { classifyReceipt, sameJson, type ReceiptDecision } from '../domain/sequence';
+import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { BodyStore } from './bodies';
 import type { Db } from './database';
 
@@ -103,7 +103,7 @@ export class Inbox {
     // Read lazily: every item is checked to parse, but the body is never one string and one object.
     const checked = readBody(delivery.raw, { checkItems: true });
     if (!checked.ok) {
-      const errorId = checked.error.field === '(body)' ? 'invalid_json' : 'invalid_envelope';
+      const errorId = checked.error.id;
       const stored = this.quarantine({
         raw: delivery.raw,
         sender: delivery.sender,
@@ -127,14 +127,10 @@ export class Inbox {
           existing.map((e) => ({ id: e.id, bodySha256: e.body_sha256 })),
           sha,
           (stored) => {
-            // Only for the rare redelivery whose bytes differ: both bodies parsed whole, then compared.
+            // Only for the rare redelivery whose bytes differ: compared by what the update means
+            // (src/domain/body.ts), so re-encoding an identifier ("118" vs 118) is not a conflict.
             const raw = this.bodies.read(stored.id);
-            if (!raw) return false;
-            try {
-              return sameJson(JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, '')), JSON.parse(delivery.raw.toString('utf8').replace(/^\uFEFF/, '')));
-            } catch {
-              return false;
-            }
+            return raw !== undefined && raw !== null && sameMeaning(raw, delivery.raw);
           },
         );
         this.ensureLocation.run(envelope.LocationID, receivedAt);

@@ -149,6 +149,7 @@ export function lookupPlu(till: Db, plu: string, date: string, locationId: numbe
   return items.map((i) => ({
     locationId: i.location_id,
     plu: i.plu,
+    date,
     itemId: i.item_id,
     itemName: i.item_name,
     itemType: i.item_type,

@@ -66,6 +66,8 @@ export interface TillAnswer {
   readonly itemId: string;
   readonly itemName: string;
   readonly itemType: string;
+  /** The date answered for this item: the one asked for, or today at the item's own location. */
+  readonly date: string;
   readonly prices: PriceAnswer[];
   readonly availability: AvailabilityAnswer[];
 }

@@ -102,6 +102,22 @@ describe("the _today views use each location's own date", () => {
       assert.deepEqual(answer.items[0]!.prices.map((p) => p.sellPrice), ['2.00']);
     }
 
+    // With no location named, every location is answered for its own today (Kiritimati and Pago Pago are
+    // always a calendar day apart), never the default timezone's date for all of them.
+    const all = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'lookup', '--plu', 'P', '--json', '--config', config], {
+      encoding: 'utf8',
+      env: { ...process.env, TZ: 'UTC' },
+      timeout: 60_000,
+    });
+    assert.equal(all.status, 0, all.stderr);
+    const everywhere = JSON.parse(all.stdout) as { items: { locationId: number; date: string; prices: { sellPrice: string }[] }[] };
+    atStableDates((today) => {
+      assert.deepEqual(
+        everywhere.items.map((i) => [i.locationId, i.date, i.prices.map((p) => p.sellPrice)]),
+        [1, 2, 3].map((id) => [id, today[id], ['2.00']]),
+      );
+    });
+
     // The applier wrote each location's offsets from its configured timezone, years ahead.
     const db = openDatabase(file);
     try {

@@ -220,7 +220,7 @@ export const lookup: Command = {
         return EXIT.ok;
       }
       for (const item of answer.items) {
-        ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${answer.date}`);
+        ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${item.date}`);
         if (item.prices.length === 0) ctx.out('  no price for this date');
         for (const p of item.prices) ctx.out(`  ${p.tariffName}: ${p.sellPrice} ${p.currency}  tax ${p.taxCode} ${p.taxRate}%  (${p.dateFrom}..${p.dateTo})`);
         if (item.availability.length === 0) ctx.out('  no meal-period schedule for this date');

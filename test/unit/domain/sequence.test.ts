@@ -17,16 +17,37 @@ describe('change-sequence decisions', () => {
     assert.deepEqual(decideApply({ lastApplied: null }, { changeSequence: 5, parentChangeSequence: 4 }, 'operator'), { kind: 'needs-adoption' });
   });
 
-  it('never applies anything but the direct child of the last applied change (property)', () => {
+  it('never applies anything but the direct child of the last applied change (property, every branch drawn often)', () => {
+    // Uniform numbers almost never make the parent equal the last applied change (the "apply" branch
+    // was drawn about 10 times in 2,000), so the parent is drawn mostly within 2 of it, and the child a
+    // few numbers past its parent; some draws stay arbitrary.
+    const chain = fc.nat(1e6).chain((last) =>
+      fc.record({
+        last: fc.constant(last),
+        parent: fc.oneof({ arbitrary: fc.integer({ min: Math.max(0, last - 2), max: last + 2 }), weight: 5 }, { arbitrary: fc.nat(1e6), weight: 1 }),
+        delta: fc.oneof({ arbitrary: fc.nat(2), weight: 3 }, { arbitrary: fc.nat(1e6), weight: 1 }),
+      }),
+    );
+    const drawn = new Map<string, number>();
+    const runs = 2000;
     fc.assert(
-      fc.property(fc.nat(1e6), fc.nat(1e6), fc.nat(1e6), (last, parent, delta) => {
+      fc.property(chain, ({ last, parent, delta }) => {
         const change = parent + 1 + delta;
         const d = decideApply({ lastApplied: last }, { changeSequence: change, parentChangeSequence: parent }, 'auto');
+        drawn.set(d.kind, (drawn.get(d.kind) ?? 0) + 1);
         if (d.kind === 'apply') assert.equal(parent, last);
         if (parent === last) assert.equal(d.kind, 'apply');
         if (change <= last) assert.equal(d.kind, 'stale');
+        if (d.kind === 'wait') assert.ok(parent > last && d.waitingFor === parent);
+        if (d.kind === 'fork') assert.ok(parent < last && change > last);
+        assert.notEqual(d.kind, 'needs-adoption');
       }),
+      { numRuns: runs },
     );
+    for (const kind of ['apply', 'wait', 'stale', 'fork']) {
+      const n = drawn.get(kind) ?? 0;
+      assert.ok(n >= runs * 0.1, `the ${kind} branch was drawn ${n} times in ${runs}: ${JSON.stringify([...drawn])}`);
+    }
   });
 
   it('tells duplicates from conflicts, by bytes first and then by JSON content', () => {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { maskConfig, parseConfig, secretsOf } from '../../../src/config/load';
 import { backupName, backupsToDelete, nextBackupDue } from '../../../src/ops/backup';
 import { isClockWrong, skewFromDateHeader, timezoneMismatch, utcOffsetMinutes, ClockWatch } from '../../../src/ops/clock';
-import { clockState } from '../../../src/ops/clock-service';
+import { clockState, siteTimezones } from '../../../src/ops/clock-service';
 import { classifyDisk } from '../../../src/ops/disk';
 import { retentionCutoffs } from '../../../src/ops/retention';
 import { EnvSecretStore, FileSecretStore, LayeredSecretStore, secretEnvName, secretOverrides, type SecretName } from '../../../src/ops/secrets';
@@ -118,7 +118,7 @@ describe('clock and timezone', () => {
     const watch = new ClockWatch();
     const t = Date.parse('2026-01-15T12:00:00Z');
     watch.observe('employee interface', new Date(t + 600_000).toUTCString(), t, t + 10);
-    const state = clockState(config, 'Europe/London', watch.observations(), new Date(t));
+    const state = clockState(config, 'Europe/London', watch.observations(), new Date(t), siteTimezones(config, []));
     assert.equal(state.wrongClock.length, 1);
     assert.equal(state.timezoneMismatches.map((m) => m.locationTimezone).join(), 'Europe/Paris');
     assert.match(state.warnings.join('\n'), /system clock is 600 s behind employee interface/);
