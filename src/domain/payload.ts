@@ -356,6 +356,66 @@ interface Placed<V> {
 }
 
 /**
+ * Every element planned so far in this update, per key, kept compact: a 5,000-item publication has
+ * 360,000 elements, and holding each as an object with its path string kept ~150 MB alive for the
+ * whole apply. Per element five small integers are kept (item and element index, from, to, value), the
+ * dates and values interned, and the path rebuilt only for a warning.
+ */
+class ElementLedger<V> {
+  private readonly dates: IsoDate[] = [];
+  private readonly dateIndex = new Map<string, number>();
+  private readonly values: V[] = [];
+  private readonly valueIndex = new Map<string, number>();
+  private readonly byKey = new Map<string, number[]>();
+
+  constructor(
+    private readonly member: 'PriceUpdates' | 'ScheduleUpdates',
+    private readonly valueKey: (v: V) => string,
+  ) {}
+
+  private intern<T>(list: T[], index: Map<string, number>, key: string, value: T): number {
+    let i = index.get(key);
+    if (i === undefined) {
+      i = list.length;
+      list.push(value);
+      index.set(key, i);
+    }
+    return i;
+  }
+
+  /** The elements recorded for `key` so far (rebuilt), then records this one. */
+  earlierThenAdd(key: string, itemIndex: number, elementIndex: number, from: IsoDate, to: IsoDate, value: V): Placed<V>[] {
+    const packed = this.byKey.get(key);
+    const earlier: Placed<V>[] = [];
+    if (packed) {
+      for (let k = 0; k < packed.length; k += 5) {
+        earlier.push({
+          path: `ScheduledItems[${packed[k]}].${this.member}[${packed[k + 1]}]`,
+          from: this.dates[packed[k + 2]!]!,
+          to: this.dates[packed[k + 3]!]!,
+          value: this.values[packed[k + 4]!]!,
+        });
+      }
+    }
+    const record = [
+      itemIndex,
+      elementIndex,
+      this.intern(this.dates, this.dateIndex, from, from),
+      this.intern(this.dates, this.dateIndex, to, to),
+      this.intern(this.values, this.valueIndex, this.valueKey(value), value),
+    ];
+    if (packed) packed.push(...record);
+    else this.byKey.set(key, record);
+    return earlier;
+  }
+}
+
+function priceValueKey(v: PriceValue): string {
+  // Exact (null is not any string): equal keys are equal values, so one object stands for all of them.
+  return JSON.stringify([v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency]);
+}
+
+/**
  * The same key twice in one update with overlapping dates and different values: the store lays the
  * elements over each other in body order, so the later element wins on the overlap (as a later update
  * would). That rule is kept, and each such later element is reported so head office can fix its
@@ -363,19 +423,8 @@ interface Placed<V> {
  * Per key, every element is compared with the earlier ones, the same order of work as the store's own
  * overlay of those elements.
  */
-function checkSameKey<V>(
-  seen: Map<string, Placed<V>[]>,
-  key: string,
-  label: string,
-  element: Placed<V>,
-  equals: (a: V, b: V) => boolean,
-  warnings: UpdateWarning[],
-): void {
-  const earlier = seen.get(key);
-  if (!earlier) {
-    seen.set(key, [element]);
-    return;
-  }
+function checkSameKey<V>(earlier: readonly Placed<V>[], label: string, element: Placed<V>, equals: (a: V, b: V) => boolean, warnings: UpdateWarning[]): void {
+  if (earlier.length === 0) return;
   const clashes = earlier.filter((e) => e.from <= element.to && element.from <= e.to && !equals(e.value, element.value));
   const first = clashes[0];
   if (first) {
@@ -387,14 +436,13 @@ function checkSameKey<V>(
       message: `${label}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
     });
   }
-  earlier.push(element);
 }
 
 function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
   // Any iterable: the applier passes items parsed one at a time from the stored bytes (src/domain/body.ts).
-  // Only the dates, values and paths of planned elements are kept across items (for checkSameKey).
-  const seenPrices = new Map<string, Placed<PriceValue>[]>();
-  const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
+  // Only the dates and values of planned elements are kept across items, compactly (for checkSameKey).
+  const seenPrices = new ElementLedger<PriceValue>('PriceUpdates', priceValueKey);
+  const seenAvailability = new ElementLedger<AvailabilityStatus>('ScheduleUpdates', (v) => v);
   let index = -1;
   for (const raw of scheduledItems) {
     index++;
@@ -429,7 +477,8 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
       const planned = planPrice(e, elementPath, currency, warnings);
       if (!planned) return;
       const label = `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`;
-      checkSameKey(seenPrices, `${itemId}\u0000${planned.tariffName}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.value }, samePriceValue, warnings);
+      const earlier = seenPrices.earlierThenAdd(`${itemId}\u0000${planned.tariffName}`, index, i, planned.from, planned.to, planned.value);
+      checkSameKey(earlier, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.value }, samePriceValue, warnings);
       prices.push(planned);
     });
     const availability: AvailabilityRange[] = [];
@@ -438,7 +487,8 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
       const planned = planAvailability(e, elementPath, warnings);
       if (!planned) return;
       const label = `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`;
-      checkSameKey(seenAvailability, `${itemId}\u0000${planned.mealPeriod}`, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.status }, (a, b) => a === b, warnings);
+      const earlier = seenAvailability.earlierThenAdd(`${itemId}\u0000${planned.mealPeriod}`, index, i, planned.from, planned.to, planned.status);
+      checkSameKey(earlier, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.status }, (a, b) => a === b, warnings);
       availability.push(planned);
     });
     yield { itemId, plu, name, type, prices, availability };

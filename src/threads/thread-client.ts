@@ -58,6 +58,12 @@ export class ThreadClient<Request, Event = never> {
       readonly entry: string;
       readonly name: string;
       readonly workerData: unknown;
+      /**
+       * The thread's V8 heap bounds. Without them each thread's heap grows towards a share of the
+       * machine's memory before collecting, and three isolates doing that made the agent's peak RSS
+       * 15 times a large publication's size; bodies themselves are Buffers, outside these limits.
+       */
+      readonly resourceLimits?: { readonly maxOldGenerationSizeMb: number; readonly maxYoungGenerationSizeMb?: number };
       readonly onEvent?: (event: Event) => void;
       /** The thread ended without being asked to (it is started again by the next request). */
       readonly onUnexpectedExit?: (reason: string) => void;
@@ -67,7 +73,12 @@ export class ThreadClient<Request, Event = never> {
   start(): Promise<void> {
     if (this.ready) return this.ready;
     const entry = workerEntry(this.options.dir, this.options.entry);
-    const worker = new Worker(entry.source, { eval: entry.eval, workerData: this.options.workerData, name: this.options.name });
+    const worker = new Worker(entry.source, {
+      eval: entry.eval,
+      workerData: this.options.workerData,
+      name: this.options.name,
+      ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
+    });
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: ThreadReply | ThreadEvent) => {
