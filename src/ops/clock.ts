@@ -6,6 +6,7 @@
  */
 
 import { timeWithZone } from '../domain/local-time';
+import { offsetAt } from '../domain/utc-offsets';
 
 export interface SkewObservation {
   readonly source: string;
@@ -35,21 +36,9 @@ export function isClockWrong(observation: { skewMs: number; uncertaintyMs: numbe
   return Math.abs(observation.skewMs) - observation.uncertaintyMs > maxSkewMs;
 }
 
-/** The UTC offset (minutes east of UTC) of a timezone at an instant. */
+/** The UTC offset (minutes east of UTC) of a timezone at an instant (the till's offsets use the same). */
 export function utcOffsetMinutes(timeZone: string, at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(at);
-  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  return offsetAt(timeZone, at.getTime());
 }
 
 export interface TimezoneMismatch {

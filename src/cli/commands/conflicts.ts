@@ -2,26 +2,16 @@ import { AgentCore, operatorName } from '../../core';
 import { timeWithZone } from '../../domain/local-time';
 import { bodyLines, diffHunks, diffLines } from '../../domain/line-diff';
 import { parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
-import { silentLogger } from '../../log';
 import { formatBytes } from '../../ops/disk';
 import { conflictNamed, keepConflictBody, listConflicts, type Conflict, type ConflictBody } from '../../store/conflicts';
 import { storedBody } from '../../store/queries';
 import { resolveUpdateName } from '../../store/update-names';
 import { DrainReply } from '../../ops/control-protocol';
-import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+import { withCore } from '../core-session';
+import { EXIT, UsageError, type Command } from '../command';
 import { runChange } from '../control-client';
 
 /** Conflicting redeliveries (docs/status-window.md, "Conflicting redeliveries"): compare, then keep one. */
-
-function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
-  const config = ctx.config();
-  const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
-  try {
-    return fn(core);
-  } finally {
-    core.close();
-  }
-}
 
 function nameArgument(core: AgentCore, text: string): { locationId: number; changeSequence: number } {
   const name = parseUpdateName(text);

@@ -1,11 +1,11 @@
 import { maskConfig } from '../../config/load';
-import { AgentCore, operatorName, readImportFile } from '../../core';
+import { operatorName, readImportFile } from '../../core';
 import { isIsoDate } from '../../domain/dates';
 import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
 import { resolveUpdateName } from '../../store/update-names';
 import { AppError } from '../../errors';
-import { silentLogger } from '../../log';
 import type { LocationStatus } from '../../store/queries';
+import { withCore } from '../core-session';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { agentServices } from '../services';
@@ -20,16 +20,6 @@ import type { AppliedUpdate } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
 import { plural } from '../../admin/wording';
-
-function withCore<T>(ctx: CommandContext, fn: (core: AgentCore) => T): T {
-  const config = ctx.config();
-  const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
-  try {
-    return fn(core);
-  } finally {
-    core.close();
-  }
-}
 
 function optionalInteger(ctx: CommandContext, name: string): number | null {
   const raw = ctx.values[name];
