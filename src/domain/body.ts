@@ -20,6 +20,8 @@ export interface ReadBody {
   readonly itemCount: number;
   /** Each item, parsed when reached. */
   items(): Iterable<unknown>;
+  /** The item at an index, parsed again. */
+  item(index: number): unknown;
 }
 
 export type ReadBodyResult = ReadBody | { readonly ok: false; readonly error: EnvelopeError };
@@ -48,12 +50,16 @@ export function readBody(raw: Buffer, options: { readonly checkItems: boolean })
     *items() {
       for (const span of elements ?? []) yield element(span);
     },
+    item(index: number) {
+      const span = elements?.[index];
+      return span === undefined ? undefined : element(span);
+    },
   };
 }
 
 /** The plan of a body read lazily: items parsed, planned and written one at a time. */
 export function planBody(body: ReadBody): UpdatePlan {
-  return streamUpdate({ ...body.envelope, ScheduledItems: body.items() }, body.head);
+  return streamUpdate({ ...body.envelope, ScheduledItems: body.items() }, body.head, (index) => body.item(index));
 }
 
 /**

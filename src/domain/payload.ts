@@ -320,7 +320,12 @@ function planAvailability(element: unknown, path: string, warnings: UpdateWarnin
  * writes it, so a large publication's plan never exists in memory all at once; `warnings` is complete
  * after `items` has been iterated. Use `planUpdate` for the whole plan at once.
  */
-export function streamUpdate(envelope: Omit<Envelope, 'ScheduledItems'> & { readonly ScheduledItems: Iterable<unknown> }, body: Record<string, unknown>): UpdatePlan {
+export function streamUpdate(
+  envelope: Omit<Envelope, 'ScheduledItems'> & { readonly ScheduledItems: Iterable<unknown> },
+  body: Record<string, unknown>,
+  /** The item at an index again (an ItemID sent twice has its earlier entry re-read, not kept). */
+  reread: (index: number) => unknown,
+): UpdatePlan {
   const warnings: UpdateWarning[] = [];
   const currencyText = typeof envelope.CurrencyIsoCode === 'string' ? envelope.CurrencyIsoCode.trim().toUpperCase() : '';
   let currency: string | null = null;
@@ -336,14 +341,14 @@ export function streamUpdate(envelope: Omit<Envelope, 'ScheduledItems'> & { read
     currency,
     changeSequence: envelope.ChangeSequence,
     parentChangeSequence: envelope.ParentChangeSequence,
-    items: planItems(envelope.ScheduledItems, currency, warnings),
+    items: planItems(envelope.ScheduledItems, currency, warnings, reread),
     warnings,
   };
 }
 
 /** The whole plan at once (tests, small tools). */
 export function planUpdate(envelope: Envelope, body: Record<string, unknown>): UpdatePlan & { readonly items: readonly PlannedItem[] } {
-  const plan = streamUpdate(envelope, body);
+  const plan = streamUpdate(envelope, body, (index) => envelope.ScheduledItems[index]);
   return { ...plan, items: [...plan.items] };
 }
 
@@ -356,66 +361,6 @@ interface Placed<V> {
 }
 
 /**
- * Every element planned so far in this update, per key, kept compact: a 5,000-item publication has
- * 360,000 elements, and holding each as an object with its path string kept ~150 MB alive for the
- * whole apply. Per element five small integers are kept (item and element index, from, to, value), the
- * dates and values interned, and the path rebuilt only for a warning.
- */
-class ElementLedger<V> {
-  private readonly dates: IsoDate[] = [];
-  private readonly dateIndex = new Map<string, number>();
-  private readonly values: V[] = [];
-  private readonly valueIndex = new Map<string, number>();
-  private readonly byKey = new Map<string, number[]>();
-
-  constructor(
-    private readonly member: 'PriceUpdates' | 'ScheduleUpdates',
-    private readonly valueKey: (v: V) => string,
-  ) {}
-
-  private intern<T>(list: T[], index: Map<string, number>, key: string, value: T): number {
-    let i = index.get(key);
-    if (i === undefined) {
-      i = list.length;
-      list.push(value);
-      index.set(key, i);
-    }
-    return i;
-  }
-
-  /** The elements recorded for `key` so far (rebuilt), then records this one. */
-  earlierThenAdd(key: string, itemIndex: number, elementIndex: number, from: IsoDate, to: IsoDate, value: V): Placed<V>[] {
-    const packed = this.byKey.get(key);
-    const earlier: Placed<V>[] = [];
-    if (packed) {
-      for (let k = 0; k < packed.length; k += 5) {
-        earlier.push({
-          path: `ScheduledItems[${packed[k]}].${this.member}[${packed[k + 1]}]`,
-          from: this.dates[packed[k + 2]!]!,
-          to: this.dates[packed[k + 3]!]!,
-          value: this.values[packed[k + 4]!]!,
-        });
-      }
-    }
-    const record = [
-      itemIndex,
-      elementIndex,
-      this.intern(this.dates, this.dateIndex, from, from),
-      this.intern(this.dates, this.dateIndex, to, to),
-      this.intern(this.values, this.valueIndex, this.valueKey(value), value),
-    ];
-    if (packed) packed.push(...record);
-    else this.byKey.set(key, record);
-    return earlier;
-  }
-}
-
-function priceValueKey(v: PriceValue): string {
-  // Exact (null is not any string): equal keys are equal values, so one object stands for all of them.
-  return JSON.stringify([v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency]);
-}
-
-/**
  * The same key twice in one update with overlapping dates and different values: the store lays the
  * elements over each other in body order, so the later element wins on the overlap (as a later update
  * would). That rule is kept, and each such later element is reported so head office can fix its
@@ -423,7 +368,7 @@ function priceValueKey(v: PriceValue): string {
  * Per key, every element is compared with the earlier ones, the same order of work as the store's own
  * overlay of those elements.
  */
-function checkSameKey<V>(earlier: readonly Placed<V>[], label: string, element: Placed<V>, equals: (a: V, b: V) => boolean, warnings: UpdateWarning[]): void {
+function checkSameKey<V>(earlier: readonly Placed<V>[], label: () => string, element: Placed<V>, equals: (a: V, b: V) => boolean, warnings: UpdateWarning[]): void {
   if (earlier.length === 0) return;
   const clashes = earlier.filter((e) => e.from <= element.to && element.from <= e.to && !equals(e.value, element.value));
   const first = clashes[0];
@@ -433,16 +378,54 @@ function checkSameKey<V>(earlier: readonly Placed<V>[], label: string, element: 
     const more = clashes.length > 1 ? ` (and ${clashes.length - 1} more earlier element${clashes.length > 2 ? 's' : ''})` : '';
     warnings.push({
       path: element.path,
-      message: `${label}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
+      message: `${label()}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
     });
   }
 }
 
-function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, warnings: UpdateWarning[]): Generator<PlannedItem> {
+/** Appends `placed` to the list under `key`. */
+function placeInto<V>(map: Map<string, Placed<V>[]>, key: string, placed: Placed<V>): void {
+  const list = map.get(key);
+  if (list) list.push(placed);
+  else map.set(key, [placed]);
+}
+
+/**
+ * The elements of an earlier entry with the same ItemID, planned again from the body (its warnings
+ * were reported the first time), for the same-key check across entries.
+ */
+function placeEarlierEntry(
+  raw: unknown,
+  index: number,
+  currency: string | null,
+  prices: Map<string, Placed<PriceValue>[]>,
+  availability: Map<string, Placed<AvailabilityStatus>[]>,
+): void {
+  if (!isRecord(raw)) return;
+  const path = `ScheduledItems[${index}]`;
+  const ignored: UpdateWarning[] = [];
+  arrayField(raw, 'PriceUpdates', path, ignored).forEach((e, i) => {
+    const elementPath = `${path}.PriceUpdates[${i}]`;
+    const planned = planPrice(e, elementPath, currency, ignored);
+    if (planned) placeInto(prices, planned.tariffName, { path: elementPath, from: planned.from, to: planned.to, value: planned.value });
+  });
+  arrayField(raw, 'ScheduleUpdates', path, ignored).forEach((e, i) => {
+    const elementPath = `${path}.ScheduleUpdates[${i}]`;
+    const planned = planAvailability(e, elementPath, ignored);
+    if (planned) placeInto(availability, planned.mealPeriod, { path: elementPath, from: planned.from, to: planned.to, value: planned.status });
+  });
+}
+
+function* planItems(
+  scheduledItems: Iterable<unknown>,
+  currency: string | null,
+  warnings: UpdateWarning[],
+  reread: (index: number) => unknown,
+): Generator<PlannedItem> {
   // Any iterable: the applier passes items parsed one at a time from the stored bytes (src/domain/body.ts).
-  // Only the dates and values of planned elements are kept across items, compactly (for checkSameKey).
-  const seenPrices = new ElementLedger<PriceValue>('PriceUpdates', priceValueKey);
-  const seenAvailability = new ElementLedger<AvailabilityStatus>('ScheduleUpdates', (v) => v);
+  // Across items only each ItemID's entry indexes are kept: an ItemID sent twice (rare) has its earlier
+  // entries planned again from the body for the same-key check, so no element outlives its item.
+  const entriesOf = new Map<string, number[]>();
   let index = -1;
   for (const raw of scheduledItems) {
     index++;
@@ -471,14 +454,18 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
     // Stored as sent (trimmed), never cut: the till shows what head office named the item.
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim() : '';
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
+    const seenPrices = new Map<string, Placed<PriceValue>[]>();
+    const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
+    const earlierEntries = entriesOf.get(itemId);
+    if (earlierEntries) for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability);
     const prices: PriceRange[] = [];
     arrayField(raw, 'PriceUpdates', path, warnings).forEach((e, i) => {
       const elementPath = `${path}.PriceUpdates[${i}]`;
       const planned = planPrice(e, elementPath, currency, warnings);
       if (!planned) return;
-      const label = `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`;
-      const earlier = seenPrices.earlierThenAdd(`${itemId}\u0000${planned.tariffName}`, index, i, planned.from, planned.to, planned.value);
-      checkSameKey(earlier, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.value }, samePriceValue, warnings);
+      const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.value };
+      checkSameKey(seenPrices.get(planned.tariffName) ?? [], () => `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`, placed, samePriceValue, warnings);
+      placeInto(seenPrices, planned.tariffName, placed);
       prices.push(planned);
     });
     const availability: AvailabilityRange[] = [];
@@ -486,11 +473,13 @@ function* planItems(scheduledItems: Iterable<unknown>, currency: string | null, 
       const elementPath = `${path}.ScheduleUpdates[${i}]`;
       const planned = planAvailability(e, elementPath, warnings);
       if (!planned) return;
-      const label = `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`;
-      const earlier = seenAvailability.earlierThenAdd(`${itemId}\u0000${planned.mealPeriod}`, index, i, planned.from, planned.to, planned.status);
-      checkSameKey(earlier, label, { path: elementPath, from: planned.from, to: planned.to, value: planned.status }, (a, b) => a === b, warnings);
+      const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.status };
+      checkSameKey(seenAvailability.get(planned.mealPeriod) ?? [], () => `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`, placed, (a, b) => a === b, warnings);
+      placeInto(seenAvailability, planned.mealPeriod, placed);
       availability.push(planned);
     });
+    if (earlierEntries) earlierEntries.push(index);
+    else entriesOf.set(itemId, [index]);
     yield { itemId, plu, name, type, prices, availability };
   }
 }
