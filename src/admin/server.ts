@@ -28,6 +28,7 @@ import {
   type Decision,
 } from './security';
 import type { UiSettings, UiSettingsStore } from './settings';
+import { pausedByAt } from './summary';
 import { changeFingerprint, dailyStats } from './stats';
 import { staffRoutes } from './staff-routes';
 import { changesRoutes } from './changes-routes';
@@ -207,8 +208,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
     res.json({
       generatedAt: new Date().toISOString(),
       paused: agent.isPaused,
-      pausedBy: agent.core.pause().changedBy,
-      pausedAt: agent.core.pause().changedAt,
+      ...pausedByAt(agent.core.pause()),
       refusals: agent.refusals.snapshot(),
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
       baselineSettleSeconds: agent.config.sync.baselineSettleSeconds,

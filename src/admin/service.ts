@@ -3,7 +3,7 @@ import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
 import { collectAlerts, defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { UiSettingsStore, type UiSettings } from './settings';
-import { summarise, type Summary } from './summary';
+import { pausedByAt, summarise, type Summary } from './summary';
 import { TokenSource, tokenFilePath } from './token';
 import type { SecretsBridge } from './secrets-routes';
 
@@ -94,8 +94,7 @@ export class AdminService implements AgentService {
     return summarise(this.agent.core.status(), {
       now,
       paused: this.agent.isPaused,
-      pausedBy: this.agent.core.pause().changedBy,
-      pausedAt: this.agent.core.pause().changedAt,
+      ...pausedByAt(this.agent.core.pause()),
       gapAlertMinutes: this.config.admin.gapAlertMinutes,
       baselineSettleSeconds: this.config.sync.baselineSettleSeconds,
       alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),

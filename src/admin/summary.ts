@@ -46,6 +46,11 @@ export interface OperationsAlert {
   readonly details?: readonly string[];
 }
 
+/** Who paused and when, from agent.db's pause state, as the summary and the status API take it. */
+export function pausedByAt(state: { readonly changedBy: string | null; readonly changedAt: string | null }): { pausedBy: string | null; pausedAt: string | null } {
+  return { pausedBy: state.changedBy, pausedAt: state.changedAt };
+}
+
 export interface SummaryOptions {
   readonly now: Date;
   /** Problems from the operations services; those with a light count towards the header's light. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import express from 'express';
+import type { z } from 'zod';
 import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
 import { errorMiddleware } from '../http/errors';
@@ -14,7 +15,7 @@ import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema,
  * then the one applier thread). It listens on a local socket only, so it needs no port and no token.
  */
 
-function parseBody<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown): T {
+function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

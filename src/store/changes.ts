@@ -2,6 +2,7 @@ import { changesBetween, type KeyedRange, type ValueChange } from '../domain/cha
 import { addDays, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue } from '../domain/payload';
 import type { Db } from './database';
+import type { PriceRow } from './menu';
 import type { ChangeCause, UpcomingChange, UpcomingChanges } from './read-models';
 
 /**
@@ -11,17 +12,9 @@ import type { ChangeCause, UpcomingChange, UpcomingChanges } from './read-models
  * needs), instead of asking the views day by day.
  */
 
-interface PriceRangeRow {
+interface PriceRangeRow extends Omit<PriceRow, 'id'> {
   item_id: string;
   tariff_name: string;
-  date_from: IsoDate;
-  date_to: IsoDate;
-  price_model: string | null;
-  tax_code: string;
-  tax_rate: number;
-  sell_price_minor: number;
-  sell_price: string;
-  currency: string;
   source_inbox_id: number;
 }
 

@@ -11,7 +11,8 @@ import { ensureLocationOffsets } from './location-time';
  */
 export const CHANGE_FEED_RETENTION_DAYS = 30;
 
-interface PriceRow {
+/** A price range row's value columns as the till file stores them (also read by store/changes.ts). */
+export interface PriceRow {
   id: number;
   date_from: IsoDate;
   date_to: IsoDate;

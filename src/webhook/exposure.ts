@@ -2,6 +2,7 @@ import type { AdminAlertProvider, OperationsAlert } from '../admin/extensions';
 import type { AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
+import { isLoopbackHost } from './server';
 
 /**
  * Who can reach the webhook (issue 10), as a pure decision on the configuration. The receiver is
@@ -25,15 +26,11 @@ export interface Exposure {
   readonly openToAnyone: boolean;
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 export function webhookExposure(config: Pick<Config, 'webhook' | 'tunnel'>): Exposure {
   const because: string[] = [];
   if (config.tunnel) because.push('a tunnel is configured');
   if (config.webhook.tls) because.push('webhook.tls is set');
-  if (!isLoopback(config.webhook.host)) because.push(`webhook.host is ${config.webhook.host}, not loopback`);
+  if (!isLoopbackHost(config.webhook.host)) because.push(`webhook.host is ${config.webhook.host}, not loopback`);
   const reachableFromOutside = because.length > 0;
   return { reachableFromOutside, because, openToAnyone: reachableFromOutside && config.webhook.bearerToken === null && config.webhook.allowUnauthenticated };
 }

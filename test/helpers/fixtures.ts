@@ -5,7 +5,7 @@ import { after } from 'node:test';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 
-/** The specification's sample updates, copied into the repo (a clone has no ../shared beside it). */
+/** The specification's sample updates, kept in the repo so a clone's tests need nothing beside it. */
 export const SAMPLES_DIR = path.join(__dirname, '..', 'fixtures', 'menu-cycles');
 
 /** The three sample updates (test/fixtures/menu-cycles), in chain order, as raw bytes. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { parseOutcome } from '../../helpers/parse-outcome';
 import { parseLazily, scanObject } from '../../../src/domain/json-scan';
 
 /** What the lazy reader gives, put back together: equal to JSON.parse's result when both succeed. */
@@ -16,15 +17,6 @@ function reference(bytes: Buffer): unknown {
   const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SyntaxError('not an object');
   return parsed;
-}
-
-function outcome(f: () => unknown): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: f() };
-  } catch (err) {
-    assert.ok(err instanceof SyntaxError, `only SyntaxError may escape, got ${String(err)}`);
-    return { ok: false };
-  }
 }
 
 const member = 'ScheduledItems';
@@ -61,8 +53,8 @@ describe('lazy JSON body reader', () => {
       });
     fc.assert(
       fc.property(fc.oneof(edited, fc.string().map((s) => Buffer.from(s))), (bytes) => {
-        const want = outcome(() => reference(bytes));
-        const got = outcome(() => whole(bytes, member));
+        const want = parseOutcome(() => reference(bytes));
+        const got = parseOutcome(() => whole(bytes, member));
         assert.equal(got.ok, want.ok, `${bytes.toString()} : JSON.parse ${want.ok ? 'accepts' : 'refuses'}`);
         if (got.ok && want.ok) assert.deepEqual(got.value, want.value);
         if (want.ok) accepted++;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { parseOutcome } from '../../helpers/parse-outcome';
 import { JsonNumber, parseExact } from '../../../src/domain/json-scan';
 import { formatMinor, parseSellPrice } from '../../../src/domain/money';
 import { plainDecimal, safeInteger, wholeNumberDigits } from '../../../src/domain/numbers';
@@ -12,15 +13,6 @@ function asJsonParse(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(asJsonParse);
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asJsonParse(v)]));
   return value;
-}
-
-function outcome(f: () => unknown): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: f() };
-  } catch (err) {
-    assert.ok(err instanceof SyntaxError, `only SyntaxError may escape, got ${String(err)}`);
-    return { ok: false };
-  }
 }
 
 /** An exact rational as (integer, power of ten to divide by), for comparing decimals without floats. */
@@ -64,8 +56,8 @@ describe('parseExact: JSON.parse with numbers kept as their source text', () => 
       });
     fc.assert(
       fc.property(fc.oneof(edited, fc.string()), (text) => {
-        const want = outcome(() => JSON.parse(text) as unknown);
-        const got = outcome(() => parseExact(text));
+        const want = parseOutcome(() => JSON.parse(text) as unknown);
+        const got = parseOutcome(() => parseExact(text));
         assert.equal(got.ok, want.ok, `${text} : JSON.parse ${want.ok ? 'accepts' : 'refuses'}`);
         if (got.ok && want.ok) assert.deepEqual(asJsonParse(got.value), want.value);
         if (want.ok) accepted++;
