@@ -41,6 +41,9 @@ const token = process.env[tokenEnv];
 // Deliberately careless, like some real programs: prints its credential. The supervisor must redact it.
 if (token) log(`Using ${tokenEnv}=${token}`);
 
+// Before anything the test waits for (the grandchild's pid file): a hung tunnel ignores SIGTERM from
+// its first moment, so a restart cannot catch it before its handler exists.
+if (values['ignore-term']) process.on('SIGTERM', () => log('Received SIGTERM, ignoring it'));
 if (values['report-env']) fs.writeFileSync(values['report-env'], JSON.stringify(Object.keys(process.env).sort()));
 if (values.grandchild) {
   const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
@@ -75,10 +78,7 @@ setInterval(() => {
   }
 }, 50);
 process.on('SIGTERM', () => {
-  if (values['ignore-term']) {
-    log('Received SIGTERM, ignoring it');
-    return;
-  }
+  if (values['ignore-term']) return;
   log('Received SIGTERM, shutting down');
   for (const s of sockets) s.destroy();
   server.close(() => process.exit(0));
