@@ -330,6 +330,10 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       ...(changes ? { changes } : {}),
       ...(duringApply ? { duringApply } : {}),
     };
+  } catch (err) {
+    // The agent's own words (a crash, a refusal) say more than the client's "socket hang up".
+    const stderr = agent?.stderr().trim();
+    throw new Error(`${(err as Error).message}${stderr ? `\nagent stderr:\n${stderr}` : ''}`, { cause: err });
   } finally {
     if (agent) await agent.kill();
     fs.rmSync(dataDir, { recursive: true, force: true });

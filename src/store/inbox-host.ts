@@ -21,8 +21,9 @@ export class InboxHost implements InboxPort {
       entry: 'inbox-worker',
       name: 'inbox',
       workerData: data,
-      // The inbox parses each body once to check it (one item at a time); see the applier's limits.
-      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 },
+      // The inbox parses each body once to check it (one item at a time); see the applier's limits,
+      // young generation included.
+      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 8 },
       onUnexpectedExit: (reason) => log.error(`inbox thread stopped (${reason}); it starts again with the next delivery`),
     });
   }

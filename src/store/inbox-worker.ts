@@ -1,6 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveRequests } from '../threads/serve';
 import { openDatabase, storeFilePath } from './database';
+import { releaseBody } from './bodies';
 import { Inbox } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
@@ -19,10 +20,22 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 serveRequests<InboxRequest>((request) => {
   switch (request.type) {
     case 'receive': {
-      return inbox.receive({ ...request.delivery, raw: asBuffer(request.delivery.raw) });
+      const raw = asBuffer(request.delivery.raw);
+      try {
+        return inbox.receive({ ...request.delivery, raw });
+      } finally {
+        // Stored (or refused): this thread is done with the bytes; the applier reads its own copy.
+        releaseBody(raw);
+      }
     }
-    case 'quarantine':
-      return inbox.quarantine({ ...request.input, raw: asBuffer(request.input.raw) });
+    case 'quarantine': {
+      const raw = asBuffer(request.input.raw);
+      try {
+        return inbox.quarantine({ ...request.input, raw });
+      } finally {
+        releaseBody(raw);
+      }
+    }
     case 'record-refused':
       return inbox.recordRefused(request.input);
     case 'max-page-count':

@@ -31,7 +31,10 @@ export class ApplierHost {
       workerData: data,
       // An L publication (5,000 items, 43 MB) keeps ~40 MB alive while it is applied (bench/mem-probe):
       // 256 MB leaves a wide margin and makes the thread collect long before the machine feels it.
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+      // The young generation is what an apply churns through (each item's parsed objects die with the
+      // item): 8 MB (semi-spaces of ~2.7 MB) plans and writes the L body as fast as 32 MB or V8's
+      // default did, and the agent's peak RSS during that apply fell by 30-40 MiB (docs/performance.md).
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
       onEvent: (event) => {
         if (event.type === 'applied') events.applied?.(event.update);
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);

@@ -4,7 +4,7 @@ import type { UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
-import { BodyStore } from '../store/bodies';
+import { BodyStore, releaseBody } from '../store/bodies';
 import { MenuWriter } from '../store/menu';
 import { isPaused } from '../store/operations-state';
 import { crashPoint } from './crash-points';
@@ -134,7 +134,14 @@ export class Applier {
       // The warnings were not recorded: derive them again from the stored body (same plan, same warnings).
       let plan: UpdatePlan | null = null;
       try {
-        plan = this.planFor(id);
+        const read = this.planFor(id);
+        try {
+          // Element warnings are found while items are planned: plan them all (nothing is written).
+          for (const _item of read.plan.items) void _item;
+          plan = read.plan;
+        } finally {
+          read.release();
+        }
       } catch {
         plan = null;
       }
@@ -240,18 +247,27 @@ export class Applier {
     return null;
   }
 
-  private planFor(inboxId: number): UpdatePlan {
+  /** The stored update's plan, and how to free its body once the apply is done with it (src/store/bodies.ts). */
+  private planFor(inboxId: number): { plan: UpdatePlan; release(): void } {
     const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
     if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
     // Items are parsed, planned and written one at a time (src/domain/body.ts).
     const checked = readBody(stored, { checkItems: false });
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    return planBody(checked);
+    return { plan: planBody(checked), release: () => releaseBody(stored) };
   }
 
   private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
     const started = performance.now();
-    const plan = this.planFor(row.id);
+    const { plan, release } = this.planFor(row.id);
+    try {
+      return this.applyPlan(locationId, row, baseline, forced, expectedLast, plan, started);
+    } finally {
+      release();
+    }
+  }
+
+  private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {
     const at = new Date().toISOString();
     let rowsWritten = 0;
     // 1. The till's file: menu rows, applied sequence and the record, in one transaction.

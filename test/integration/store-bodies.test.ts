@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { BODY_CHUNK_BYTES, BodyStore } from '../../src/store/bodies';
+import { BODY_CHUNK_BYTES, BodyStore, releaseBody } from '../../src/store/bodies';
 import { openDatabase, storeFilePath } from '../../src/store/database';
 import { tempDir } from '../helpers/fixtures';
 
@@ -24,6 +24,40 @@ describe('inbox bodies in 1 MiB chunks', () => {
         assert.ok(store.read(id, size + 10)!.equals(raw), `${size} bytes with a wrong hint`);
       });
       assert.equal(store.read(999), null, 'a pruned or unknown body is null');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('releases a large body that owns its memory at once, and leaves small or shared ones alone', () => {
+    const large = Buffer.allocUnsafe(2 * BODY_CHUNK_BYTES).fill(7);
+    releaseBody(large);
+    assert.equal(large.length, 0, 'the large body is emptied (its memory is freed)');
+    assert.equal(large.buffer.byteLength, 0);
+
+    const small = Buffer.from('{"ChangeSequence":1}');
+    releaseBody(small);
+    assert.equal(small.toString(), '{"ChangeSequence":1}', 'a small body (maybe in a shared pool) is kept');
+
+    const whole = Buffer.alloc(2 * BODY_CHUNK_BYTES, 1);
+    const view = whole.subarray(10);
+    releaseBody(view);
+    assert.equal(view.length, 2 * BODY_CHUNK_BYTES - 10, 'a view of part of a buffer is never detached');
+    assert.equal(whole.length, 2 * BODY_CHUNK_BYTES);
+  });
+
+  it('read back a body the applier may release without touching the stored chunks', () => {
+    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
+    try {
+      const store = new BodyStore(db);
+      const size = 3 * BODY_CHUNK_BYTES + 5;
+      const raw = randomBytes(size);
+      const id = Number(db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, 1, 0, ?, 'x', 'now', 'webhook', 'pending')").run(size).lastInsertRowid);
+      db.transaction(() => store.write(id, raw))();
+      const first = store.read(id, size)!;
+      releaseBody(first);
+      assert.equal(first.length, 0);
+      assert.ok(store.read(id, size)!.equals(raw), 'the stored bytes are intact');
     } finally {
       db.close();
     }

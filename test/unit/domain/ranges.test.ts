@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { addDays, fromDayNumber, toDayNumber, type IsoDate } from '../../../src/domain/dates';
 import { diffRanges, overlay, overlayAll, type DatedValue } from '../../../src/domain/ranges';
+import { dayArb, FIRST_DAY, LAST_DAY, SPECIAL_DAYS } from '../../helpers/date-arbitraries';
 
 const BASE = toDayNumber('2026-12-01' as IsoDate);
 const eq = (a: number, b: number): boolean => a === b;
@@ -86,5 +87,57 @@ describe('date-range overlay', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  /**
+   * A first publication's elements, in date order without overlaps, over the whole date domain: some
+   * touching the next (and often with the same value, so they merge), some with a gap, the last often
+   * open-ended (9999-12-31).
+   */
+  const sortedApartArb = fc
+    .tuple(fc.uniqueArray(dayArb, { minLength: 1, maxLength: 24 }), fc.array(fc.boolean(), { minLength: 24, maxLength: 24 }), fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 24, maxLength: 24 }), fc.boolean())
+    .map(([days, touching, values, openEnded]) => {
+      const sorted = [...days].sort((a, b) => a - b);
+      return sorted.map((from, i) => {
+        const next = sorted[i + 1];
+        const to = next === undefined ? (openEnded ? LAST_DAY : from) : touching[i] ? next - 1 : from + Math.floor((next - from - 1) / 2);
+        return { from, to, value: values[i]! };
+      });
+    });
+
+  it('lays sorted, non-overlapping elements onto nothing exactly as one by one (fast path, property over the whole date domain)', () => {
+    const seen = { merged: 0, openEnded: 0, firstDay: 0, special: 0, runs: 0 };
+    fc.assert(
+      fc.property(sortedApartArb, (elements) => {
+        const incoming = elements.map((r) => ({ from: fromDayNumber(r.from), to: fromDayNumber(r.to), value: r.value }));
+        const oneByOne = incoming.reduce<DatedValue<number>[]>((current, r) => overlay(current, r, eq), []);
+        const fast = overlayAll<number>([], incoming, eq);
+        assert.deepEqual(fast, oneByOne);
+        seen.runs++;
+        if (fast.length < incoming.length) seen.merged++;
+        if (elements.some((r) => r.to === LAST_DAY)) seen.openEnded++;
+        if (elements.some((r) => r.from === FIRST_DAY)) seen.firstDay++;
+        if (elements.some((r) => SPECIAL_DAYS.includes(r.from) || SPECIAL_DAYS.includes(r.to))) seen.special++;
+      }),
+      { numRuns: 1000 },
+    );
+    // The generator reaches what matters: merges, the end and the start of the domain, the special days.
+    assert.ok(seen.merged > seen.runs / 10, `merges in ${seen.merged} of ${seen.runs} runs`);
+    assert.ok(seen.openEnded > seen.runs / 10, `open-ended in ${seen.openEnded} of ${seen.runs} runs`);
+    assert.ok(seen.firstDay > seen.runs / 50, `0001-01-01 in ${seen.firstDay} of ${seen.runs} runs`);
+    assert.ok(seen.special > seen.runs / 4, `special days in ${seen.special} of ${seen.runs} runs`);
+  });
+
+  it('still refuses a reversed range and still lays overlapping elements in order when nothing is there', () => {
+    assert.throws(() => overlayAll([], [{ from: '2026-12-02' as IsoDate, to: '2026-12-01' as IsoDate, value: 1 }], eq), /reversed/);
+    const later = overlayAll<number>([], [
+      { from: '2026-12-01' as IsoDate, to: '2026-12-10' as IsoDate, value: 1 },
+      { from: '2026-12-05' as IsoDate, to: '2026-12-06' as IsoDate, value: 2 },
+    ], eq);
+    assert.deepEqual(later.map((r) => [r.from, r.to, r.value]), [
+      ['2026-12-01', '2026-12-04', 1],
+      ['2026-12-05', '2026-12-06', 2],
+      ['2026-12-07', '2026-12-10', 1],
+    ]);
   });
 });
