@@ -58,7 +58,10 @@ async function main(): Promise<void> {
   const largeBody = encode(largeUpdate);
   const plan = planDeliveries(chains, { reorderWindow: 3, duplicate: 0.05 }, new Prng(50));
 
-  const agent = await spawnAgent(writeConfig(work, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000, baselineSettleSeconds: 0 } }));
+  // The compiled build, as a site runs it (`npm run bench:load` builds it first).
+  const agent = await spawnAgent(writeConfig(work, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000, baselineSettleSeconds: 0 } }), {
+    built: true,
+  });
   const samplesFile = path.join(work, 'till-samples.json');
   // The till opens the database once it exists (the agent creates it at start).
   const till = spawn(

@@ -26,13 +26,24 @@ export interface ReadBody {
 
 export type ReadBodyResult = ReadBody | { readonly ok: false; readonly error: EnvelopeError };
 
-export function readBody(raw: Buffer, options: { readonly checkItems: boolean }): ReadBodyResult {
+export interface ReadBodyOptions {
+  /** Parse every item now (the receiver: a body answered 200 must be appliable). */
+  readonly checkItems: boolean;
+  /**
+   * Where items' bytes are read from when they are parsed later (default: `raw`). With it, `raw` is not
+   * needed once readBody returns (the applier releases it and reads items back from agent.db).
+   */
+  readonly itemBytes?: (start: number, end: number) => Buffer;
+}
+
+export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult {
   // Decoding bytes that are not UTF-8 would silently store U+FFFD in place of what was sent: refuse.
   if (!isUtf8(raw)) return { ok: false, error: { id: 'invalid_encoding', field: '(body)', message: `not valid UTF-8 (at byte ${firstInvalidUtf8(raw)})` } };
   let lazy;
   try {
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
-    lazy = parseLazily(raw, 'ScheduledItems', parseExact);
+    const itemBytes = options.itemBytes;
+    lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined);
     if (options.checkItems && lazy.elements) for (const span of lazy.elements) lazy.element(span);
   } catch (err) {
     return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };

@@ -229,7 +229,13 @@ export interface LazyBody {
  * member's elements left as spans to parse one at a time. Throws a SyntaxError where JSON.parse would.
  * `parse` reads one value's text (JSON.parse, or a reader that keeps numbers' source text).
  */
-export function parseLazily(bytes: Buffer, arrayMember: string, parse: (text: string) => unknown = JSON.parse): LazyBody {
+export function parseLazily(
+  bytes: Buffer,
+  arrayMember: string,
+  parse: (text: string) => unknown = JSON.parse,
+  /** Where the elements' text comes from later (default: `bytes`), so `bytes` can be released after this returns. */
+  elementText?: (span: Span) => string,
+): LazyBody {
   const text = (span: Span): string => bytes.toString('utf8', span.start, span.end);
   const scanned = scanObject(bytes, arrayMember, (span) => {
     const key = parse(text(span));
@@ -241,7 +247,8 @@ export function parseLazily(bytes: Buffer, arrayMember: string, parse: (text: st
     if (key === arrayMember && scanned.elements !== null) continue;
     head[key] = parse(text(span));
   }
-  return { head, elements: scanned.elements, element: (span) => parse(text(span)) };
+  const read = elementText ?? text;
+  return { head, elements: scanned.elements, element: (span) => parse(read(span)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isIsoDate, type IsoDate } from './dates';
 import { JsonNumber, parseExact } from './json-scan';
-import { minorDigits, parseSellPrice, type Money } from './money';
+import { minorDigits, parseSellPrice, type Money, type MoneyResult } from './money';
 import { safeInteger, wholeNumberDigits } from './numbers';
 
 /**
@@ -232,14 +232,47 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function dateRange(element: Record<string, unknown>, path: string, warnings: UpdateWarning[]): { from: IsoDate; to: IsoDate } | null {
+/**
+ * What planning one update has already worked out: the dates it has checked and the prices it has
+ * read. A large publication repeats a few hundred dates and prices hundreds of thousands of times
+ * (the L body: 420,000 dates, 45,000 prices); each is now checked once. Per plan and bounded, so a body
+ * of all-different values costs a little memory and nothing else.
+ */
+class PlanMemo {
+  private static readonly MAX_ENTRIES = 50_000;
+  private readonly dates = new Set<string>();
+  private readonly prices = new Map<string, MoneyResult>();
+
+  isDate(value: unknown): value is IsoDate {
+    if (typeof value !== 'string') return false;
+    if (this.dates.has(value)) return true;
+    if (!isIsoDate(value)) return false;
+    if (this.dates.size < PlanMemo.MAX_ENTRIES) this.dates.add(value);
+    return true;
+  }
+
+  sellPrice(value: unknown, currency: string): MoneyResult {
+    // The number's source text or the string as sent, with the currency: the whole input of parseSellPrice.
+    const sent = value instanceof JsonNumber ? `n${value.source}` : typeof value === 'string' ? `s${value}` : null;
+    if (sent === null) return parseSellPrice(value, currency);
+    const key = `${currency}\u0000${sent}`;
+    let result = this.prices.get(key);
+    if (result === undefined) {
+      result = parseSellPrice(value, currency);
+      if (this.prices.size < PlanMemo.MAX_ENTRIES) this.prices.set(key, result);
+    }
+    return result;
+  }
+}
+
+function dateRange(element: Record<string, unknown>, path: string, warnings: UpdateWarning[], memo: PlanMemo): { from: IsoDate; to: IsoDate } | null {
   const from = element.DateFrom;
   const to = element.DateTo;
-  if (!isIsoDate(from)) {
+  if (!memo.isDate(from)) {
     warnings.push({ path: `${path}.DateFrom`, message: `not a date (YYYY-MM-DD): ${shown(from)}; element skipped` });
     return null;
   }
-  if (!isIsoDate(to)) {
+  if (!memo.isDate(to)) {
     warnings.push({ path: `${path}.DateTo`, message: `not a date (YYYY-MM-DD): ${shown(to)}; element skipped` });
     return null;
   }
@@ -250,12 +283,12 @@ function dateRange(element: Record<string, unknown>, path: string, warnings: Upd
   return { from, to };
 }
 
-function planPrice(element: unknown, path: string, currency: string | null, warnings: UpdateWarning[]): PriceRange | null {
+function planPrice(element: unknown, path: string, currency: string | null, warnings: UpdateWarning[], memo: PlanMemo): PriceRange | null {
   if (!isRecord(element)) {
     warnings.push({ path, message: 'expected an object; element skipped' });
     return null;
   }
-  const range = dateRange(element, path, warnings);
+  const range = dateRange(element, path, warnings, memo);
   if (!range) return null;
   const tariff = keyText(element.TariffName, 'TariffName');
   if (!tariff.ok) {
@@ -278,7 +311,7 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
     warnings.push({ path: `${path}.SellPrice`, message: 'the update has no known CurrencyIsoCode, so the price cannot be read; element skipped' });
     return null;
   }
-  const price = parseSellPrice(element.SellPrice, currency);
+  const price = memo.sellPrice(element.SellPrice, currency);
   if (!price.ok) {
     warnings.push({ path: `${path}.SellPrice`, message: `${price.reason}; element skipped` });
     return null;
@@ -293,12 +326,12 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
   };
 }
 
-function planAvailability(element: unknown, path: string, warnings: UpdateWarning[]): AvailabilityRange | null {
+function planAvailability(element: unknown, path: string, warnings: UpdateWarning[], memo: PlanMemo): AvailabilityRange | null {
   if (!isRecord(element)) {
     warnings.push({ path, message: 'expected an object; element skipped' });
     return null;
   }
-  const range = dateRange(element, path, warnings);
+  const range = dateRange(element, path, warnings, memo);
   if (!range) return null;
   const meal = keyText(element.MealPeriodName, 'MealPeriodName');
   if (!meal.ok) {
@@ -400,18 +433,19 @@ function placeEarlierEntry(
   currency: string | null,
   prices: Map<string, Placed<PriceValue>[]>,
   availability: Map<string, Placed<AvailabilityStatus>[]>,
+  memo: PlanMemo,
 ): void {
   if (!isRecord(raw)) return;
   const path = `ScheduledItems[${index}]`;
   const ignored: UpdateWarning[] = [];
   arrayField(raw, 'PriceUpdates', path, ignored).forEach((e, i) => {
     const elementPath = `${path}.PriceUpdates[${i}]`;
-    const planned = planPrice(e, elementPath, currency, ignored);
+    const planned = planPrice(e, elementPath, currency, ignored, memo);
     if (planned) placeInto(prices, planned.tariffName, { path: elementPath, from: planned.from, to: planned.to, value: planned.value });
   });
   arrayField(raw, 'ScheduleUpdates', path, ignored).forEach((e, i) => {
     const elementPath = `${path}.ScheduleUpdates[${i}]`;
-    const planned = planAvailability(e, elementPath, ignored);
+    const planned = planAvailability(e, elementPath, ignored, memo);
     if (planned) placeInto(availability, planned.mealPeriod, { path: elementPath, from: planned.from, to: planned.to, value: planned.status });
   });
 }
@@ -426,6 +460,7 @@ function* planItems(
   // Across items only each ItemID's entry indexes are kept: an ItemID sent twice (rare) has its earlier
   // entries planned again from the body for the same-key check, so no element outlives its item.
   const entriesOf = new Map<string, number[]>();
+  const memo = new PlanMemo();
   let index = -1;
   for (const raw of scheduledItems) {
     index++;
@@ -457,11 +492,11 @@ function* planItems(
     const seenPrices = new Map<string, Placed<PriceValue>[]>();
     const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
     const earlierEntries = entriesOf.get(itemId);
-    if (earlierEntries) for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability);
+    if (earlierEntries) for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability, memo);
     const prices: PriceRange[] = [];
     arrayField(raw, 'PriceUpdates', path, warnings).forEach((e, i) => {
       const elementPath = `${path}.PriceUpdates[${i}]`;
-      const planned = planPrice(e, elementPath, currency, warnings);
+      const planned = planPrice(e, elementPath, currency, warnings, memo);
       if (!planned) return;
       const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.value };
       checkSameKey(seenPrices.get(planned.tariffName) ?? [], () => `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`, placed, samePriceValue, warnings);
@@ -471,7 +506,7 @@ function* planItems(
     const availability: AvailabilityRange[] = [];
     arrayField(raw, 'ScheduleUpdates', path, warnings).forEach((e, i) => {
       const elementPath = `${path}.ScheduleUpdates[${i}]`;
-      const planned = planAvailability(e, elementPath, warnings);
+      const planned = planAvailability(e, elementPath, warnings, memo);
       if (!planned) return;
       const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.status };
       checkSameKey(seenAvailability.get(planned.mealPeriod) ?? [], () => `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`, placed, (a, b) => a === b, warnings);

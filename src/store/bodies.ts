@@ -29,9 +29,59 @@ export class BodyStore {
   private readonly insert;
   private readonly chunks;
 
+  private readonly chunkSizes;
+  private readonly oneChunk;
+
   constructor(db: Db) {
     this.insert = db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, ?, ?)');
     this.chunks = db.prepare<[number], { body: Buffer }>('SELECT body FROM inbox_bodies WHERE inbox_id = ? ORDER BY chunk');
+    // length() of a blob is read from its record header: the chunk's bytes are not loaded.
+    this.chunkSizes = db.prepare<[number], { chunk: number; bytes: number }>('SELECT chunk, length(body) AS bytes FROM inbox_bodies WHERE inbox_id = ? ORDER BY chunk');
+    this.oneChunk = db.prepare<[number, number], { body: Buffer }>('SELECT body FROM inbox_bodies WHERE inbox_id = ? AND chunk = ?');
+  }
+
+  /**
+   * Reads parts of a stored body by byte offset, one chunk at a time; the last chunk read is kept, so
+   * parts read in order read each chunk once. The applier scans a large body's structure once, releases
+   * it, and reads each item back as it plans it, so the whole body is not held through the writes
+   * (src/sync/applier.ts). Chunks are located by their stored sizes: a body moved from a 0.1 data
+   * folder is one chunk of any size.
+   */
+  ranges(inboxId: number): (start: number, end: number) => Buffer {
+    const chunks = this.chunkSizes.all(inboxId);
+    const starts: number[] = [];
+    let total = 0;
+    for (const c of chunks) {
+      starts.push(total);
+      total += c.bytes;
+    }
+    let cached: { index: number; bytes: Buffer } | null = null;
+    const chunkAt = (index: number): Buffer => {
+      if (cached?.index === index) return cached.bytes;
+      const row = this.oneChunk.get(inboxId, chunks[index]!.chunk);
+      if (!row) throw new RangeError(`chunk ${chunks[index]!.chunk} of body #${inboxId} is no longer stored`);
+      cached = { index, bytes: row.body };
+      return row.body;
+    };
+    return (start, end) => {
+      if (!(start >= 0 && start <= end && end <= total)) throw new RangeError(`bytes ${start}..${end} are outside body #${inboxId} (${total} bytes)`);
+      // The last chunk starting at or before `start`.
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= start) lo = mid;
+        else hi = mid - 1;
+      }
+      const parts: Buffer[] = [];
+      for (let index = lo, pos = start; pos < end; index++) {
+        const chunk = chunkAt(index);
+        const to = Math.min(chunk.length, end - starts[index]!);
+        parts.push(chunk.subarray(pos - starts[index]!, to));
+        pos = starts[index]! + to;
+      }
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    };
   }
 
   /** Inside the caller's transaction. */

@@ -47,6 +47,13 @@ export function storeFilePath(dataDir: string, kind: StoreFileKind): string {
 export const AGENT_DB_CACHE_KIB = 2048;
 
 /**
+ * Page cache of each writer connection to pos-sync.db, in KiB. Writing the 210,000 range rows of the
+ * largest publication took the same time with 4, 8 or 16 MiB (the rows arrive in key order, so the
+ * indexes' pages are visited in order); 8 MiB keeps a margin for menus with less orderly keys.
+ */
+export const TILL_DB_CACHE_KIB = 8192;
+
+/**
  * Connection settings for a writer. WAL lets the till read while we write; synchronous=FULL
  * (better-sqlite3 leaves SQLite's WAL default of NORMAL, which can lose the last commits on power
  * loss) makes a COMMIT durable before we answer 200.
@@ -80,7 +87,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const db = new Database(file);
   try {
     configureWriter(db, options.autoCheckpoint === undefined ? {} : { autoCheckpoint: options.autoCheckpoint });
-    if ((options.kind ?? 'till') === 'agent') db.pragma(`cache_size = -${AGENT_DB_CACHE_KIB}`);
+    const kind = options.kind ?? 'till';
+    if (kind === 'agent') db.pragma(`cache_size = -${AGENT_DB_CACHE_KIB}`);
+    if (kind === 'till') db.pragma(`cache_size = -${TILL_DB_CACHE_KIB}`);
     migrate(db, options.migrations ?? MIGRATIONS_FOR[options.kind ?? 'till'], options.migrate ?? true, path.basename(file));
     return db;
   } catch (err) {

@@ -134,14 +134,9 @@ export class Applier {
       // The warnings were not recorded: derive them again from the stored body (same plan, same warnings).
       let plan: UpdatePlan | null = null;
       try {
-        const read = this.planFor(id);
-        try {
-          // Element warnings are found while items are planned: plan them all (nothing is written).
-          for (const _item of read.plan.items) void _item;
-          plan = read.plan;
-        } finally {
-          read.release();
-        }
+        plan = this.planFor(id);
+        // Element warnings are found while items are planned: plan them all (nothing is written).
+        for (const _item of plan.items) void _item;
       } catch {
         plan = null;
       }
@@ -247,24 +242,28 @@ export class Applier {
     return null;
   }
 
-  /** The stored update's plan, and how to free its body once the apply is done with it (src/store/bodies.ts). */
-  private planFor(inboxId: number): { plan: UpdatePlan; release(): void } {
+  /**
+   * The stored update's plan. Items are parsed, planned and written one at a time (src/domain/body.ts).
+   * The body is read whole once, to find where each item is, and released at once: each item's bytes
+   * are then read back from agent.db as it is planned (BodyStore.ranges). The 43 MB of the largest
+   * publication are thus not held beside the writes' own memory, which set the agent's peak.
+   */
+  private planFor(inboxId: number): UpdatePlan {
     const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
     if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
-    // Items are parsed, planned and written one at a time (src/domain/body.ts).
-    const checked = readBody(stored, { checkItems: false });
+    let checked;
+    try {
+      checked = readBody(stored, { checkItems: false, itemBytes: this.bodies.ranges(inboxId) });
+    } finally {
+      releaseBody(stored);
+    }
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    return { plan: planBody(checked), release: () => releaseBody(stored) };
+    return planBody(checked);
   }
 
   private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
     const started = performance.now();
-    const { plan, release } = this.planFor(row.id);
-    try {
-      return this.applyPlan(locationId, row, baseline, forced, expectedLast, plan, started);
-    } finally {
-      release();
-    }
+    return this.applyPlan(locationId, row, baseline, forced, expectedLast, this.planFor(row.id), started);
   }
 
   private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {

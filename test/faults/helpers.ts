@@ -7,7 +7,7 @@ import { compareStates, stateFromViews, type AckRecord, type DayState } from '..
 import { databasePath, storeFilePath } from '../../src/store/database';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-export const CHILD_AGENT = path.join(__dirname, 'child-agent.ts');
+export const CHILD_AGENT = path.join(__dirname, 'child-agent.cjs');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -58,17 +58,21 @@ export interface SpawnOptions {
   readonly startTimeoutMs?: number;
   /** Another child script with the same READY protocol (the bench's bare HTTP server). */
   readonly script?: string;
+  /** Run the compiled build in dist/ (`npm run build` first) instead of the sources through tsx. */
+  readonly built?: boolean;
   /** Extra node flags, e.g. --expose-gc. */
   readonly nodeArgs?: readonly string[];
 }
 
-/** Writes the config and starts `child-agent.ts` in its own process; resolves once it listens. */
+/** Writes the config and starts `child-agent.cjs` in its own process; resolves once it listens. */
 export async function spawnAgent(configFile: string, options: SpawnOptions = {}): Promise<ChildAgent> {
-  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? CHILD_AGENT, configFile];
+  // The compiled build runs without tsx: no TypeScript loader in any of its threads, as on a site.
+  const loader = options.built ? [] : ['--import', 'tsx'];
+  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), ...loader, options.script ?? CHILD_AGENT, configFile];
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...(options.env ?? {}) },
+    env: { ...process.env, ...(options.built ? { POS_SYNC_CHILD_BUILT: '1' } : {}), ...(options.env ?? {}) },
   });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BODY_CHUNK_BYTES, BodyStore, releaseBody } from '../../src/store/bodies';
 import { openDatabase, storeFilePath } from '../../src/store/database';
+import { Prng } from '../../src/dev/publisher';
 import { tempDir } from '../helpers/fixtures';
 
 describe('inbox bodies in 1 MiB chunks', () => {
@@ -58,6 +59,37 @@ describe('inbox bodies in 1 MiB chunks', () => {
       releaseBody(first);
       assert.equal(first.length, 0);
       assert.ok(store.read(id, size)!.equals(raw), 'the stored bytes are intact');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('read any byte range back, across chunk boundaries, from chunked bodies and from one-chunk bodies moved from 0.1', () => {
+    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
+    try {
+      const store = new BodyStore(db);
+      const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+      const size = Math.floor(3.5 * BODY_CHUNK_BYTES);
+      const raw = randomBytes(size);
+      const chunked = Number(insert.run(1, size).lastInsertRowid);
+      db.transaction(() => store.write(chunked, raw))();
+      // A 0.1 data folder's body arrives as one chunk of its whole size (src/store/split.ts).
+      const moved = Number(insert.run(2, size).lastInsertRowid);
+      db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, 0, ?)').run(moved, raw);
+      const B = BODY_CHUNK_BYTES;
+      const cases: [number, number][] = [[0, 0], [0, 1], [0, size], [B - 1, B + 1], [B, B], [B, 2 * B], [B - 5, 3 * B + 7], [size - 1, size], [size, size], [12_345, 12_400]];
+      const rng = new Prng(11);
+      for (let i = 0; i < 200; i++) {
+        const a = rng.int(0, size);
+        const b = rng.int(0, size);
+        cases.push(a <= b ? [a, b] : [b, a]);
+      }
+      for (const id of [chunked, moved]) {
+        const read = store.ranges(id);
+        for (const [start, end] of cases) assert.ok(read(start, end).equals(raw.subarray(start, end)), `body #${id} bytes ${start}..${end}`);
+        assert.throws(() => read(0, size + 1), /outside body/);
+        assert.throws(() => read(5, 4), /outside body/);
+      }
     } finally {
       db.close();
     }

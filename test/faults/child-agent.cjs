@@ -1,22 +1,30 @@
+'use strict';
 /**
  * A real agent in its own process, for the fault suites and benchmarks: they SIGKILL it, restart it,
  * inject I/O faults into it (fiu-run) and measure its memory. Usage:
- *   node --import tsx test/faults/child-agent.ts CONFIG.json
+ *   node --import tsx test/faults/child-agent.cjs CONFIG.json        (the TypeScript sources)
+ *   POS_SYNC_CHILD_BUILT=1 node test/faults/child-agent.cjs CONFIG.json   (the compiled build in dist/)
+ * The benchmarks measure the build, as `pos-sync-agent serve` and the desktop app run it: tsx's loader,
+ * in each of the agent's three threads, added ~35 MiB of RSS that no installed agent has. That is why
+ * this harness is plain JavaScript: it needs no loader of its own.
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
  * pragma on the inbox thread's agent.db connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
  * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the process's main thread.
  * This test-only hook lives here, not in the site configuration.
  */
-import fs from 'node:fs';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { Agent } from '../../src/agent';
-import { parseConfig } from '../../src/config/load';
-import { silentLogger, stderrLogger } from '../../src/log';
+const fs = require('node:fs');
+const path = require('node:path');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 
-async function main(): Promise<void> {
+const root = process.env.POS_SYNC_CHILD_BUILT === '1' ? path.join(__dirname, '..', '..', 'dist', 'src') : path.join(__dirname, '..', '..', 'src');
+const { Agent } = require(path.join(root, 'agent'));
+const { parseConfig } = require(path.join(root, 'config', 'load'));
+const { silentLogger, stderrLogger } = require(path.join(root, 'log'));
+
+async function main() {
   const file = process.argv[2];
-  if (!file) throw new Error('usage: child-agent.ts CONFIG.json');
+  if (!file) throw new Error('usage: child-agent.cjs CONFIG.json');
   const config = parseConfig(JSON.parse(fs.readFileSync(file, 'utf8')));
   const agent = new Agent(config, process.env.CHILD_AGENT_LOG === '1' ? stderrLogger : silentLogger);
   const maxPages = process.env.POS_SYNC_TEST_MAX_PAGE_COUNT;
@@ -25,9 +33,8 @@ async function main(): Promise<void> {
   if (maxPages) await agent.inbox.setMaxPageCount(Number(maxPages));
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
   // The receiver's event-loop delay (the bench measures it during a large apply on the applier thread).
-  let loopDelay: IntervalHistogram | null = null;
-  process.on('message', (raw) => {
-    const msg = raw as { cmd: string; value?: number };
+  let loopDelay = null;
+  process.on('message', (msg) => {
     if (msg.cmd === 'eld-start') {
       loopDelay = monitorEventLoopDelay({ resolution: 1 });
       loopDelay.enable();
@@ -47,14 +54,14 @@ async function main(): Promise<void> {
       void agent.inbox.setMaxPageCount(Number(msg.value)).then((pages) => process.send?.({ cmd: 'max_page_count', value: pages }));
     }
   });
-  const stop = (): void => {
+  const stop = () => {
     void agent.stop().then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`child agent failed: ${(err as Error).stack ?? String(err)}\n`);
+main().catch((err) => {
+  process.stderr.write(`child agent failed: ${(err && err.stack) || String(err)}\n`);
   process.exit(1);
 });
