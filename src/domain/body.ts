@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { parseExact, parseLazily } from './json-scan';
+import { parseExact, parseLazily, type Span } from './json-scan';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
@@ -12,11 +12,23 @@ import { sameJson } from './sequence';
 
 export type EnvelopeHeader = Omit<Envelope, 'ScheduledItems'>;
 
+/**
+ * Where a body's parts are, by byte offset: each top-level member other than the items, and each
+ * item. Stored with the body (agent.db inbox_body_layout), it lets the applier read the envelope and
+ * the items straight from the stored bytes without loading or scanning the whole body again.
+ */
+export interface BodyLayout {
+  readonly members: readonly (readonly [key: string, start: number, end: number])[];
+  /** Null when the body has no items array (such a body never validates, so none is stored). */
+  readonly items: readonly Span[] | null;
+}
+
 export interface ReadBody {
   readonly ok: true;
   readonly envelope: EnvelopeHeader;
   /** The top-level members other than the items (for messages that quote them). */
   readonly head: Record<string, unknown>;
+  readonly layout: BodyLayout;
   readonly itemCount: number;
   /** Each item, parsed when reached. */
   items(): Iterable<unknown>;
@@ -48,15 +60,42 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
   } catch (err) {
     return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
   }
-  const { elements, element } = lazy;
+  const layout: BodyLayout = { members: [...lazy.headSpans].map(([key, span]) => [key, span.start, span.end] as const), items: lazy.elements };
+  return checkedBody(lazy.head, layout, lazy.element);
+}
+
+/**
+ * A stored body read through its layout (see BodyLayout): the envelope's members and each item are
+ * read from their bytes with `bytes(start, end)` when needed; the body is never loaded whole. It was
+ * checked when it was stored (UTF-8, JSON, every item parses), and is checked again here exactly as
+ * readBody checks it, envelope included.
+ */
+export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: number) => Buffer): ReadBodyResult {
+  const text = (span: Span): string => bytes(span.start, span.end).toString('utf8');
+  const head: Record<string, unknown> = {};
+  try {
+    for (const [key, start, end] of layout.members) {
+      const value = parseExact(text({ start, end }));
+      // As JSON.parse does: `__proto__` is an own member, never the object's prototype.
+      Object.defineProperty(head, key, { value, writable: true, enumerable: true, configurable: true });
+    }
+  } catch (err) {
+    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
+  }
+  return checkedBody(head, layout, (span) => parseExact(text(span)));
+}
+
+function checkedBody(head: Record<string, unknown>, layout: BodyLayout, element: (span: Span) => unknown): ReadBodyResult {
+  const elements = layout.items;
   // The envelope schema sees an array of the right length; the items themselves are read lazily.
-  const checked = validateEnvelope(elements ? { ...lazy.head, ScheduledItems: new Array<null>(elements.length).fill(null) } : lazy.head);
+  const checked = validateEnvelope(elements ? { ...head, ScheduledItems: new Array<null>(elements.length).fill(null) } : head);
   if (!checked.ok) return checked;
   const { ScheduledItems: _placeholders, ...envelope } = checked.envelope;
   return {
     ok: true,
     envelope,
-    head: lazy.head,
+    head,
+    layout,
     itemCount: elements?.length ?? 0,
     *items() {
       for (const span of elements ?? []) yield element(span);

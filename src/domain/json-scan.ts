@@ -218,6 +218,8 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
 export interface LazyBody {
   /** Every top-level member parsed, except the array member's elements (see `elements`). */
   readonly head: Record<string, unknown>;
+  /** Where each member of `head` is, by key (the source of `head`, for reading it again later). */
+  readonly headSpans: ReadonlyMap<string, Span>;
   /** The array member's elements as spans (null when it is absent or not an array: then `head` has it). */
   readonly elements: readonly Span[] | null;
   /** Parses one element. */
@@ -243,12 +245,14 @@ export function parseLazily(
     return key;
   });
   const head: Record<string, unknown> = {};
+  const headSpans = new Map<string, Span>();
   for (const [key, span] of scanned.members) {
     if (key === arrayMember && scanned.elements !== null) continue;
-    head[key] = parse(text(span));
+    setMember(head, key, parse(text(span)));
+    headSpans.set(key, span);
   }
   const read = elementText ?? text;
-  return { head, elements: scanned.elements, element: (span) => parse(read(span)) };
+  return { head, headSpans, elements: scanned.elements, element: (span) => parse(read(span)) };
 }
 
 /**

@@ -86,10 +86,12 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
     `SELECT id FROM inbox WHERE body_kept = 1 AND state = 'conflict' AND coalesce(applied_at, received_at) < ? LIMIT ?`,
   );
   const dropBody = db.prepare('DELETE FROM inbox_bodies WHERE inbox_id = ?');
+  const dropLayout = db.prepare('DELETE FROM inbox_body_layout WHERE inbox_id = ?');
   const markDropped = db.prepare('UPDATE inbox SET body_kept = 0 WHERE id = ?');
   const prune = (ids: { id: number }[]): number => {
     for (const { id } of ids) {
       dropBody.run(id);
+      dropLayout.run(id);
       markDropped.run(id);
     }
     return ids.length;

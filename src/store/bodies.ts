@@ -1,3 +1,4 @@
+import type { BodyLayout } from '../domain/body';
 import type { Db } from './database';
 
 /**
@@ -31,6 +32,8 @@ export class BodyStore {
 
   private readonly chunkSizes;
   private readonly oneChunk;
+  private readonly insertLayout;
+  private readonly selectLayout;
 
   constructor(db: Db) {
     this.insert = db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, ?, ?)');
@@ -38,6 +41,34 @@ export class BodyStore {
     // length() of a blob is read from its record header: the chunk's bytes are not loaded.
     this.chunkSizes = db.prepare<[number], { chunk: number; bytes: number }>('SELECT chunk, length(body) AS bytes FROM inbox_bodies WHERE inbox_id = ? ORDER BY chunk');
     this.oneChunk = db.prepare<[number, number], { body: Buffer }>('SELECT body FROM inbox_bodies WHERE inbox_id = ? AND chunk = ?');
+    this.insertLayout = db.prepare('INSERT INTO inbox_body_layout (inbox_id, members, items) VALUES (?, ?, ?)');
+    this.selectLayout = db.prepare<[number], { members: string; items: Buffer | null }>('SELECT members, items FROM inbox_body_layout WHERE inbox_id = ?');
+  }
+
+  /** Where the stored body's parts are (inside the caller's transaction, with `write`). */
+  writeLayout(inboxId: number, layout: BodyLayout): void {
+    let items: Buffer | null = null;
+    if (layout.items) {
+      items = Buffer.allocUnsafe(layout.items.length * 16);
+      layout.items.forEach((span, i) => {
+        items!.writeDoubleLE(span.start, i * 16);
+        items!.writeDoubleLE(span.end, i * 16 + 8);
+      });
+    }
+    this.insertLayout.run(inboxId, JSON.stringify(layout.members), items);
+  }
+
+  /** The stored body's layout, or null when it has none (stored before agent.db migration 2). */
+  layout(inboxId: number): BodyLayout | null {
+    const row = this.selectLayout.get(inboxId);
+    if (!row) return null;
+    const members = JSON.parse(row.members) as [string, number, number][];
+    let items: { start: number; end: number }[] | null = null;
+    if (row.items) {
+      items = [];
+      for (let offset = 0; offset + 16 <= row.items.length; offset += 16) items.push({ start: row.items.readDoubleLE(offset), end: row.items.readDoubleLE(offset + 8) });
+    }
+    return { members, items };
   }
 
   /**
@@ -114,7 +145,8 @@ export class BodyStore {
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
   }
 
-  private exists(inboxId: number): boolean {
+  /** Whether any of the body is still stored (retention prunes bodies of old updates). */
+  exists(inboxId: number): boolean {
     return this.chunks.get(inboxId) !== undefined;
   }
 }

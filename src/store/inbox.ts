@@ -152,6 +152,7 @@ export class Inbox {
             }).lastInsertRowid,
           );
           this.bodies.write(inboxId, delivery.raw);
+          this.bodies.writeLayout(inboxId, checked.layout);
         }
         const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;
         const deliveryId = Number(

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { planBody, readBody } from '../domain/body';
+import { planBody, readBody, readStoredBody, type ReadBodyResult } from '../domain/body';
 import type { UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
@@ -243,20 +243,27 @@ export class Applier {
   }
 
   /**
-   * The stored update's plan. Items are parsed, planned and written one at a time (src/domain/body.ts).
-   * The body is read whole once, to find where each item is, and released at once: each item's bytes
-   * are then read back from agent.db as it is planned (BodyStore.ranges). The 43 MB of the largest
-   * publication are thus not held beside the writes' own memory, which set the agent's peak.
+   * A stored body, read part by part. Its layout (where the envelope's members and each item are,
+   * recorded when it was stored) lets the envelope and each item be read from agent.db as they are
+   * planned (BodyStore.ranges), so the 43 MB of the largest publication are never loaded whole. A body
+   * stored before layouts existed is read whole once, to find its items, and released at once.
    */
-  private planFor(inboxId: number): UpdatePlan {
+  private readStored(inboxId: number): ReadBodyResult {
+    const layout = this.bodies.layout(inboxId);
+    if (layout && !this.bodies.exists(inboxId)) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
+    if (layout) return readStoredBody(layout, this.bodies.ranges(inboxId));
     const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
     if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
-    let checked;
     try {
-      checked = readBody(stored, { checkItems: false, itemBytes: this.bodies.ranges(inboxId) });
+      return readBody(stored, { checkItems: false, itemBytes: this.bodies.ranges(inboxId) });
     } finally {
       releaseBody(stored);
     }
+  }
+
+  /** The stored update's plan: items are parsed, planned and written one at a time (src/domain/body.ts). */
+  private planFor(inboxId: number): UpdatePlan {
+    const checked = this.readStored(inboxId);
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
     return planBody(checked);
   }

@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BODY_CHUNK_BYTES, BodyStore, releaseBody } from '../../src/store/bodies';
 import { openDatabase, storeFilePath } from '../../src/store/database';
-import { Prng } from '../../src/dev/publisher';
-import { tempDir } from '../helpers/fixtures';
+import { planBody, readBody, readStoredBody, type ReadBody } from '../../src/domain/body';
+import { encode, generateChains, Prng } from '../../src/dev/publisher';
+import { item, price, sampleBodies, schedule, tempDir, update } from '../helpers/fixtures';
 
 describe('inbox bodies in 1 MiB chunks', () => {
   it('give back exactly the bytes stored, at every size around the chunk boundary', () => {
@@ -90,6 +91,47 @@ describe('inbox bodies in 1 MiB chunks', () => {
         assert.throws(() => read(0, size + 1), /outside body/);
         assert.throws(() => read(5, 4), /outside body/);
       }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('plan the same from a stored layout (envelope and items read from their bytes) as from the whole body', () => {
+    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
+    try {
+      const store = new BodyStore(db);
+      const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+      const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+      const bodies: { name: string; raw: Buffer }[] = [
+        ...sampleBodies(),
+        // Large enough to cross several chunks, with items split across chunk boundaries.
+        ...generateChains({ seed: 5, locations: 1, updatesPerLocation: 2, startDate: '2026-12-01', days: 60, itemsPerLocation: 400, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12 })[0]!.updates.map((u, i) => ({ name: `generated ${i}`, raw: encode(u) })),
+        { name: 'BOM, members after the items, unknown and odd members', raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ScheduledItems":[{"PLU":"1","ItemID":7,"ItemName":"Tea ☕","ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"9999-12-31","TariffName":"Eat In","TaxCode":"S","TaxRate":20,"SellPrice":1.50}],"ScheduleUpdates":[]}],"Extra":{"__proto__":{"x":1}},"__proto__":{"polluted":true},"LocationName":5,"ChangeSequence":3,"ParentChangeSequence":2,"LocationID":12,"CurrencyIsoCode":"gbp"}')]) },
+        { name: 'an ItemID sent twice, element warnings', raw: json(update(12, 4, 3, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', '2.50')]), item('2', 'B', [price('2026-12-31', '2026-12-01', 'Eat In', 'x')], [schedule('2026-12-01', '2026-12-31', 'Lunch')]), item('1', 'A', [price('2026-12-10', '2026-12-20', 'Eat In', '2.75')])])) },
+      ];
+      const planned = (read: ReadBody): unknown => {
+        const plan = planBody(read);
+        const items = [...plan.items];
+        return { ...plan, items, warnings: [...plan.warnings] };
+      };
+      bodies.forEach(({ name, raw }, i) => {
+        const whole = readBody(raw, { checkItems: true });
+        assert.ok(whole.ok, name);
+        const id = Number(insert.run(i + 1, raw.length).lastInsertRowid);
+        db.transaction(() => {
+          store.write(id, raw);
+          store.writeLayout(id, whole.layout);
+        })();
+        const layout = store.layout(id);
+        assert.deepEqual(layout, whole.layout, `${name}: the layout reads back as written`);
+        const stored = readStoredBody(layout!, store.ranges(id));
+        assert.ok(stored.ok, name);
+        assert.deepEqual(stored.envelope, whole.envelope, `${name}: envelope`);
+        assert.deepEqual(stored.head, whole.head, `${name}: head`);
+        assert.deepEqual(planned(stored), planned(whole), `${name}: plan and warnings`);
+      });
+      assert.ok(bodies.some((b) => b.raw.length > 2 * BODY_CHUNK_BYTES), 'at least one body spans several chunks');
+      assert.equal(store.layout(999), null, 'no layout for a body stored before layouts existed');
     } finally {
       db.close();
     }

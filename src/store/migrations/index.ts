@@ -1,4 +1,5 @@
 import * as agent001 from './agent/001-core';
+import * as agent002 from './agent/002-body-layout';
 import * as staff001 from './staff/001-cache';
 import * as till001 from './till/001-contract';
 import * as till002 from './till/002-changes-and-location-today';
@@ -18,7 +19,7 @@ export interface Migration {
 export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }];
 
 /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
-export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }];
+export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }];
 
 /** staff.db: the staff cache (personal data). */
 export const STAFF_MIGRATIONS: readonly Migration[] = [{ version: 1, ...staff001 }];
