@@ -32,6 +32,7 @@ export class BodyStore {
 
   private readonly chunkSizes;
   private readonly oneChunk;
+  private readonly anyChunk;
   private readonly insertLayout;
   private readonly selectLayout;
 
@@ -41,6 +42,7 @@ export class BodyStore {
     // length() of a blob is read from its record header: the chunk's bytes are not loaded.
     this.chunkSizes = db.prepare<[number], { chunk: number; bytes: number }>('SELECT chunk, length(body) AS bytes FROM inbox_bodies WHERE inbox_id = ? ORDER BY chunk');
     this.oneChunk = db.prepare<[number, number], { body: Buffer }>('SELECT body FROM inbox_bodies WHERE inbox_id = ? AND chunk = ?');
+    this.anyChunk = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM inbox_bodies WHERE inbox_id = ? LIMIT 1');
     this.insertLayout = db.prepare('INSERT INTO inbox_body_layout (inbox_id, members, items) VALUES (?, ?, ?)');
     this.selectLayout = db.prepare<[number], { members: string; items: Buffer | null }>('SELECT members, items FROM inbox_body_layout WHERE inbox_id = ?');
   }
@@ -147,6 +149,6 @@ export class BodyStore {
 
   /** Whether any of the body is still stored (retention prunes bodies of old updates). */
   exists(inboxId: number): boolean {
-    return this.chunks.get(inboxId) !== undefined;
+    return this.anyChunk.get(inboxId) !== undefined;
   }
 }
