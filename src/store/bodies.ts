@@ -75,10 +75,10 @@ export class BodyStore {
 
   /**
    * Reads parts of a stored body by byte offset, one chunk at a time; the last chunk read is kept, so
-   * parts read in order read each chunk once. The applier scans a large body's structure once, releases
-   * it, and reads each item back as it plans it, so the whole body is not held through the writes
-   * (src/sync/applier.ts). Chunks are located by their stored sizes: a body moved from a 0.1 data
-   * folder is one chunk of any size.
+   * parts read in order read each chunk once. The applier reads a body's envelope and items through it
+   * as it plans them (with the body's layout, or after scanning a body stored without one), so the
+   * whole body is not held through the writes (src/sync/applier.ts). Chunks are located by their
+   * stored sizes: a body moved from a 0.1 data folder is one chunk of any size.
    */
   ranges(inboxId: number): (start: number, end: number) => Buffer {
     const chunks = this.chunkSizes.all(inboxId);
