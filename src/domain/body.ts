@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { parseExact, parseLazily, type Span } from './json-scan';
+import { parseExact, parseLazily, setMember, type Span } from './json-scan';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
@@ -58,7 +58,7 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined);
     if (options.checkItems && lazy.elements) for (const span of lazy.elements) lazy.element(span);
   } catch (err) {
-    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
+    return invalidJson(err);
   }
   const layout: BodyLayout = { members: [...lazy.headSpans].map(([key, span]) => [key, span.start, span.end] as const), items: lazy.elements };
   return checkedBody(lazy.head, layout, lazy.element);
@@ -74,15 +74,15 @@ export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: n
   const text = (span: Span): string => bytes(span.start, span.end).toString('utf8');
   const head: Record<string, unknown> = {};
   try {
-    for (const [key, start, end] of layout.members) {
-      const value = parseExact(text({ start, end }));
-      // As JSON.parse does: `__proto__` is an own member, never the object's prototype.
-      Object.defineProperty(head, key, { value, writable: true, enumerable: true, configurable: true });
-    }
+    for (const [key, start, end] of layout.members) setMember(head, key, parseExact(text({ start, end })));
   } catch (err) {
-    return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
+    return invalidJson(err);
   }
   return checkedBody(head, layout, (span) => parseExact(text(span)));
+}
+
+function invalidJson(err: unknown): ReadBodyResult {
+  return { ok: false, error: { id: 'invalid_json', field: '(body)', message: `not valid JSON: ${(err as Error).message}` } };
 }
 
 function checkedBody(head: Record<string, unknown>, layout: BodyLayout, element: (span: Span) => unknown): ReadBodyResult {

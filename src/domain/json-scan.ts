@@ -406,7 +406,7 @@ function canonicalKey(key: string): string {
 }
 
 /** As JSON.parse does: `__proto__` is an own member, never the object's prototype. */
-function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+export function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
   else object[key] = value;
 }

@@ -78,10 +78,13 @@ export class BodyStore {
    * parts read in order read each chunk once. The applier reads a body's envelope and items through it
    * as it plans them (with the body's layout, or after scanning a body stored without one), so the
    * whole body is not held through the writes (src/sync/applier.ts). Chunks are located by their
-   * stored sizes: a body moved from a 0.1 data folder is one chunk of any size.
+   * stored sizes: a body moved from a 0.1 data folder is one chunk of any size. Null when none of the
+   * body is stored.
    */
-  ranges(inboxId: number): (start: number, end: number) => Buffer {
+  ranges(inboxId: number): ((start: number, end: number) => Buffer) | null {
     const chunks = this.chunkSizes.all(inboxId);
+    // Nothing stored (retention pruned it): an empty body still has its one empty chunk.
+    if (chunks.length === 0) return null;
     const starts: number[] = [];
     let total = 0;
     for (const c of chunks) {
@@ -147,8 +150,7 @@ export class BodyStore {
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
   }
 
-  /** Whether any of the body is still stored (retention prunes bodies of old updates). */
-  exists(inboxId: number): boolean {
+  private exists(inboxId: number): boolean {
     return this.anyChunk.get(inboxId) !== undefined;
   }
 }

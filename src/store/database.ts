@@ -90,7 +90,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     const kind = options.kind ?? 'till';
     if (kind === 'agent') db.pragma(`cache_size = -${AGENT_DB_CACHE_KIB}`);
     if (kind === 'till') db.pragma(`cache_size = -${TILL_DB_CACHE_KIB}`);
-    migrate(db, options.migrations ?? MIGRATIONS_FOR[options.kind ?? 'till'], options.migrate ?? true, path.basename(file));
+    migrate(db, options.migrations ?? MIGRATIONS_FOR[kind], options.migrate ?? true, path.basename(file));
     return db;
   } catch (err) {
     db.close();

@@ -17,25 +17,22 @@ const inbox = new Inbox(db);
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/** Hands a body to `use`, then frees it: stored (or refused), the bytes are done with here; the applier reads its own copy. */
+function withBody<T>(bytes: Uint8Array, use: (raw: Buffer) => T): T {
+  const raw = asBuffer(bytes);
+  try {
+    return use(raw);
+  } finally {
+    releaseBody(raw);
+  }
+}
+
 serveRequests<InboxRequest>((request) => {
   switch (request.type) {
-    case 'receive': {
-      const raw = asBuffer(request.delivery.raw);
-      try {
-        return inbox.receive({ ...request.delivery, raw });
-      } finally {
-        // Stored (or refused): this thread is done with the bytes; the applier reads its own copy.
-        releaseBody(raw);
-      }
-    }
-    case 'quarantine': {
-      const raw = asBuffer(request.input.raw);
-      try {
-        return inbox.quarantine({ ...request.input, raw });
-      } finally {
-        releaseBody(raw);
-      }
-    }
+    case 'receive':
+      return withBody(request.delivery.raw, (raw) => inbox.receive({ ...request.delivery, raw }));
+    case 'quarantine':
+      return withBody(request.input.raw, (raw) => inbox.quarantine({ ...request.input, raw }));
     case 'record-refused':
       return inbox.recordRefused(request.input);
     case 'max-page-count':

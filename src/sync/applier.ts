@@ -249,13 +249,15 @@ export class Applier {
    * stored before layouts existed is read whole once, to find its items, and released at once.
    */
   private readStored(inboxId: number): ReadBodyResult {
+    const missing = (): AppError => new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
+    const ranges = this.bodies.ranges(inboxId);
+    if (!ranges) throw missing();
     const layout = this.bodies.layout(inboxId);
-    if (layout && !this.bodies.exists(inboxId)) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
-    if (layout) return readStoredBody(layout, this.bodies.ranges(inboxId));
+    if (layout) return readStoredBody(layout, ranges);
     const stored = this.bodies.read(inboxId, this.stmt.bodyBytes.get(inboxId)?.body_bytes);
-    if (!stored) throw new AppError('body_missing', 500, `the body of update #${inboxId} is no longer stored`);
+    if (!stored) throw missing();
     try {
-      return readBody(stored, { checkItems: false, itemBytes: this.bodies.ranges(inboxId) });
+      return readBody(stored, { checkItems: false, itemBytes: ranges });
     } finally {
       releaseBody(stored);
     }

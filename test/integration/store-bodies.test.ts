@@ -2,21 +2,29 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BODY_CHUNK_BYTES, BodyStore, releaseBody } from '../../src/store/bodies';
-import { openDatabase, storeFilePath } from '../../src/store/database';
+import { openDatabase, storeFilePath, type Db } from '../../src/store/database';
 import { planBody, readBody, readStoredBody, type ReadBody } from '../../src/domain/body';
 import { encode, generateChains, Prng } from '../../src/dev/publisher';
 import { item, price, sampleBodies, schedule, tempDir, update } from '../helpers/fixtures';
 
+/** A fresh agent.db and its body store, with a way to add the inbox row a body belongs to. */
+function withBodies(test: (db: Db, store: BodyStore, inboxRow: (sequence: number, bytes: number) => number) => void): void {
+  const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
+  try {
+    const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+    test(db, new BodyStore(db), (sequence, bytes) => Number(insert.run(sequence, bytes).lastInsertRowid));
+  } finally {
+    db.close();
+  }
+}
+
 describe('inbox bodies in 1 MiB chunks', () => {
   it('give back exactly the bytes stored, at every size around the chunk boundary', () => {
-    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
-    try {
-      const store = new BodyStore(db);
-      const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+    withBodies((db, store, inboxRow) => {
       const sizes = [0, 1, BODY_CHUNK_BYTES - 1, BODY_CHUNK_BYTES, BODY_CHUNK_BYTES + 1, Math.floor(3.5 * BODY_CHUNK_BYTES)];
       sizes.forEach((size, i) => {
         const raw = randomBytes(size);
-        const id = Number(insert.run(i + 1, size).lastInsertRowid);
+        const id = inboxRow(i + 1, size);
         db.transaction(() => store.write(id, raw))();
         const chunks = (db.prepare('SELECT count(*) AS n FROM inbox_bodies WHERE inbox_id = ?').get(id) as { n: number }).n;
         assert.equal(chunks, Math.max(1, Math.ceil(size / BODY_CHUNK_BYTES)), `chunks for ${size} bytes`);
@@ -26,9 +34,7 @@ describe('inbox bodies in 1 MiB chunks', () => {
         assert.ok(store.read(id, size + 10)!.equals(raw), `${size} bytes with a wrong hint`);
       });
       assert.equal(store.read(999), null, 'a pruned or unknown body is null');
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('releases a large body that owns its memory at once, and leaves small or shared ones alone', () => {
@@ -49,33 +55,26 @@ describe('inbox bodies in 1 MiB chunks', () => {
   });
 
   it('read back a body the applier may release without touching the stored chunks', () => {
-    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
-    try {
-      const store = new BodyStore(db);
+    withBodies((db, store, inboxRow) => {
       const size = 3 * BODY_CHUNK_BYTES + 5;
       const raw = randomBytes(size);
-      const id = Number(db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, 1, 0, ?, 'x', 'now', 'webhook', 'pending')").run(size).lastInsertRowid);
+      const id = inboxRow(1, size);
       db.transaction(() => store.write(id, raw))();
       const first = store.read(id, size)!;
       releaseBody(first);
       assert.equal(first.length, 0);
       assert.ok(store.read(id, size)!.equals(raw), 'the stored bytes are intact');
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('read any byte range back, across chunk boundaries, from chunked bodies and from one-chunk bodies moved from 0.1', () => {
-    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
-    try {
-      const store = new BodyStore(db);
-      const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+    withBodies((db, store, inboxRow) => {
       const size = Math.floor(3.5 * BODY_CHUNK_BYTES);
       const raw = randomBytes(size);
-      const chunked = Number(insert.run(1, size).lastInsertRowid);
+      const chunked = inboxRow(1, size);
       db.transaction(() => store.write(chunked, raw))();
       // A 0.1 data folder's body arrives as one chunk of its whole size (src/store/split.ts).
-      const moved = Number(insert.run(2, size).lastInsertRowid);
+      const moved = inboxRow(2, size);
       db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, 0, ?)').run(moved, raw);
       const B = BODY_CHUNK_BYTES;
       const cases: [number, number][] = [[0, 0], [0, 1], [0, size], [B - 1, B + 1], [B, B], [B, 2 * B], [B - 5, 3 * B + 7], [size - 1, size], [size, size], [12_345, 12_400]];
@@ -86,21 +85,16 @@ describe('inbox bodies in 1 MiB chunks', () => {
         cases.push(a <= b ? [a, b] : [b, a]);
       }
       for (const id of [chunked, moved]) {
-        const read = store.ranges(id);
+        const read = store.ranges(id)!;
         for (const [start, end] of cases) assert.ok(read(start, end).equals(raw.subarray(start, end)), `body #${id} bytes ${start}..${end}`);
         assert.throws(() => read(0, size + 1), /outside body/);
         assert.throws(() => read(5, 4), /outside body/);
       }
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('plan the same from a stored layout (envelope and items read from their bytes) as from the whole body', () => {
-    const db = openDatabase(storeFilePath(tempDir(), 'agent'), { kind: 'agent' });
-    try {
-      const store = new BodyStore(db);
-      const insert = db.prepare("INSERT INTO inbox (location_id, change_sequence, parent_change_sequence, body_bytes, body_sha256, received_at, source, state) VALUES (1, ?, 0, ?, 'x', 'now', 'webhook', 'pending')");
+    withBodies((db, store, inboxRow) => {
       const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
       const bodies: { name: string; raw: Buffer }[] = [
         ...sampleBodies(),
@@ -117,14 +111,14 @@ describe('inbox bodies in 1 MiB chunks', () => {
       bodies.forEach(({ name, raw }, i) => {
         const whole = readBody(raw, { checkItems: true });
         assert.ok(whole.ok, name);
-        const id = Number(insert.run(i + 1, raw.length).lastInsertRowid);
+        const id = inboxRow(i + 1, raw.length);
         db.transaction(() => {
           store.write(id, raw);
           store.writeLayout(id, whole.layout);
         })();
         const layout = store.layout(id);
         assert.deepEqual(layout, whole.layout, `${name}: the layout reads back as written`);
-        const stored = readStoredBody(layout!, store.ranges(id));
+        const stored = readStoredBody(layout!, store.ranges(id)!);
         assert.ok(stored.ok, name);
         assert.deepEqual(stored.envelope, whole.envelope, `${name}: envelope`);
         assert.deepEqual(stored.head, whole.head, `${name}: head`);
@@ -132,8 +126,7 @@ describe('inbox bodies in 1 MiB chunks', () => {
       });
       assert.ok(bodies.some((b) => b.raw.length > 2 * BODY_CHUNK_BYTES), 'at least one body spans several chunks');
       assert.equal(store.layout(999), null, 'no layout for a body stored before layouts existed');
-    } finally {
-      db.close();
-    }
+      assert.equal(store.ranges(999), null, 'no ranges for a body no longer stored');
+    });
   });
 });
