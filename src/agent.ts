@@ -48,7 +48,7 @@ export class Agent {
     this.refusals = new RefusalCounter(log);
     this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
-      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone } },
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority },
       log,
       {
         applied: (u) => {

@@ -56,6 +56,12 @@ export const SyncSchema = z.strictObject({
   baselineSettleSeconds: z.number().min(0).max(86_400).default(60),
   /** How often the applier looks for work that another process (the CLI) stored. */
   pollIntervalMs: z.number().int().min(100).default(5_000),
+  /**
+   * "background": applies run below normal CPU priority, so the till reading pos-sync.db and the
+   * receiver come first (Linux: the applier's thread; Windows, macOS: the agent's process). "normal":
+   * as any other program. src/threads/priority.ts.
+   */
+  applyPriority: z.enum(['background', 'normal']).default('background'),
 });
 
 export const LogSchema = z.strictObject({

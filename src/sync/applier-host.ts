@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import { describePriority } from '../threads/priority';
 import { ThreadClient } from '../threads/thread-client';
 import type { AppliedUpdate } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
@@ -38,7 +39,9 @@ export class ApplierHost {
       onEvent: (event) => {
         if (event.type === 'applied') events.applied?.(event.update);
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);
-        else events.reconciled?.(event.inboxId);
+        else if (event.type === 'reconciled') events.reconciled?.(event.inboxId);
+        else if (event.outcome.lowered || event.outcome.reason === 'normal') log.info(describePriority('the applier', event.outcome));
+        else log.warn(describePriority('the applier', event.outcome));
       },
       onUnexpectedExit: (reason) => log.error(`applier thread stopped (${reason}); it starts again with the next delivery`),
     });

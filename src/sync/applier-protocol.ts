@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema';
+import type { ApplyPriority, PriorityOutcome } from '../threads/priority';
 import type { BaselinePolicy } from '../domain/sequence';
 import type { AppliedUpdate } from './applier';
 import type { RangePruneRequest } from './range-prune';
@@ -10,6 +11,8 @@ export interface ApplierWorkerData {
   readonly baselineSettleMs: number;
   /** Where each location's timezone comes from (config locations.<id>.timezone, else defaultTimezone). */
   readonly timezones: Pick<Config, 'locations' | 'defaultTimezone'>;
+  /** config sync.applyPriority: set by the thread on itself as it starts (and again if it is restarted). */
+  readonly priority: ApplyPriority;
 }
 
 /** Main thread -> applier thread (src/threads: each request gets one reply). */
@@ -32,4 +35,5 @@ export interface ForceApplyReply {
 export type ApplierEvent =
   | { readonly type: 'applied'; readonly update: AppliedUpdate }
   | { readonly type: 'failed'; readonly locationId: number; readonly inboxId: number; readonly message: string }
-  | { readonly type: 'reconciled'; readonly inboxId: number };
+  | { readonly type: 'reconciled'; readonly inboxId: number }
+  | { readonly type: 'priority'; readonly outcome: PriorityOutcome };

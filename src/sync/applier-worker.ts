@@ -2,6 +2,7 @@ import { workerData } from 'node:worker_threads';
 import { describeError } from '../errors';
 import { openDatabase, storeFilePath } from '../store/database';
 import { configuredTimezone, ensureAllLocationOffsets } from '../store/location-time';
+import { applyPriorityToCurrentThread } from '../threads/priority';
 import { serveRequests } from '../threads/serve';
 import { Applier } from './applier';
 import { pruneRangeBatch, type RangePruneBatch } from './range-prune';
@@ -14,6 +15,8 @@ import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, Force
  */
 
 const data = workerData as ApplierWorkerData;
+// First, before any apply: from here on the till's reads and the receiver win the CPU over this thread.
+const priority = applyPriorityToCurrentThread(data.priority);
 const till = openDatabase(storeFilePath(data.dataDir, 'till'), { kind: 'till' });
 const agent = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
 let emit: (event: ApplierEvent) => void = () => undefined;
@@ -68,3 +71,4 @@ emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | Force
     }
   }
 }).emit;
+emit({ type: 'priority', outcome: priority });
