@@ -241,7 +241,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 class PlanMemo {
   private static readonly MAX_ENTRIES = 50_000;
   private readonly dates = new Set<string>();
-  private readonly prices = new Map<string, MoneyResult>();
+  /** By currency, then by what was sent: a number's source text, or a string as sent (kept apart). */
+  private readonly prices = new Map<string, { readonly numbers: Map<string, MoneyResult>; readonly strings: Map<string, MoneyResult> }>();
+  private priceCount = 0;
 
   isDate(value: unknown): value is IsoDate {
     if (typeof value !== 'string') return false;
@@ -253,67 +255,88 @@ class PlanMemo {
 
   sellPrice(value: unknown, currency: string): MoneyResult {
     // The number's source text or the string as sent, with the currency: the whole input of parseSellPrice.
-    const sent = value instanceof JsonNumber ? `n${value.source}` : typeof value === 'string' ? `s${value}` : null;
-    if (sent === null) return parseSellPrice(value, currency);
-    const key = `${currency}\u0000${sent}`;
-    let result = this.prices.get(key);
+    const isNumber = value instanceof JsonNumber;
+    if (!isNumber && typeof value !== 'string') return parseSellPrice(value, currency);
+    let byCurrency = this.prices.get(currency);
+    if (byCurrency === undefined) this.prices.set(currency, (byCurrency = { numbers: new Map(), strings: new Map() }));
+    const memo = isNumber ? byCurrency.numbers : byCurrency.strings;
+    const sent = isNumber ? value.source : value;
+    let result = memo.get(sent);
     if (result === undefined) {
       result = parseSellPrice(value, currency);
-      if (this.prices.size < PlanMemo.MAX_ENTRIES) this.prices.set(key, result);
+      if (this.priceCount < PlanMemo.MAX_ENTRIES) {
+        memo.set(sent, result);
+        this.priceCount++;
+      }
     }
     return result;
   }
+
 }
 
-function dateRange(element: Record<string, unknown>, path: string, warnings: UpdateWarning[], memo: PlanMemo): { from: IsoDate; to: IsoDate } | null {
+/**
+ * Where an element is, for a warning: `ScheduledItems[3].PriceUpdates[1]`. Built only when a warning
+ * is written (a large publication has hundreds of thousands of elements and usually no warning).
+ */
+interface ElementAt {
+  readonly item: number;
+  readonly list: 'PriceUpdates' | 'ScheduleUpdates';
+  readonly index: number;
+}
+
+function elementPath(at: ElementAt): string {
+  return `ScheduledItems[${at.item}].${at.list}[${at.index}]`;
+}
+
+/** The element's dates when they are usable, else null (and a warning). */
+function checkedDates(element: Record<string, unknown>, at: ElementAt, warnings: UpdateWarning[], memo: PlanMemo): boolean {
   const from = element.DateFrom;
   const to = element.DateTo;
   if (!memo.isDate(from)) {
-    warnings.push({ path: `${path}.DateFrom`, message: `not a date (YYYY-MM-DD): ${shown(from)}; element skipped` });
-    return null;
+    warnings.push({ path: `${elementPath(at)}.DateFrom`, message: `not a date (YYYY-MM-DD): ${shown(from)}; element skipped` });
+    return false;
   }
   if (!memo.isDate(to)) {
-    warnings.push({ path: `${path}.DateTo`, message: `not a date (YYYY-MM-DD): ${shown(to)}; element skipped` });
-    return null;
+    warnings.push({ path: `${elementPath(at)}.DateTo`, message: `not a date (YYYY-MM-DD): ${shown(to)}; element skipped` });
+    return false;
   }
   if (from > to) {
-    warnings.push({ path, message: `reversed date range ${from}..${to}; element skipped` });
-    return null;
+    warnings.push({ path: elementPath(at), message: `reversed date range ${from}..${to}; element skipped` });
+    return false;
   }
-  return { from, to };
+  return true;
 }
 
-function planPrice(element: unknown, path: string, currency: string | null, warnings: UpdateWarning[], memo: PlanMemo): PriceRange | null {
+function planPrice(element: unknown, at: ElementAt, currency: string | null, warnings: UpdateWarning[], memo: PlanMemo): PriceRange | null {
   if (!isRecord(element)) {
-    warnings.push({ path, message: 'expected an object; element skipped' });
+    warnings.push({ path: elementPath(at), message: 'expected an object; element skipped' });
     return null;
   }
-  const range = dateRange(element, path, warnings, memo);
-  if (!range) return null;
+  if (!checkedDates(element, at, warnings, memo)) return null;
   const tariff = keyText(element.TariffName, 'TariffName');
   if (!tariff.ok) {
-    warnings.push({ path: `${path}.TariffName`, message: `${tariff.message}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.TariffName`, message: `${tariff.message}; element skipped` });
     return null;
   }
   const tariffName = tariff.text;
   const tax = keyText(element.TaxCode, 'TaxCode');
   if (!tax.ok) {
-    warnings.push({ path: `${path}.TaxCode`, message: `${tax.message}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.TaxCode`, message: `${tax.message}; element skipped` });
     return null;
   }
   const taxCode = tax.text;
   const taxRate = safeInteger(element.TaxRate);
   if (taxRate === null || taxRate < 0 || taxRate > 100) {
-    warnings.push({ path: `${path}.TaxRate`, message: `expected a whole percentage 0..100, got ${shown(element.TaxRate)}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.TaxRate`, message: `expected a whole percentage 0..100, got ${shown(element.TaxRate)}; element skipped` });
     return null;
   }
   if (currency === null) {
-    warnings.push({ path: `${path}.SellPrice`, message: 'the update has no known CurrencyIsoCode, so the price cannot be read; element skipped' });
+    warnings.push({ path: `${elementPath(at)}.SellPrice`, message: 'the update has no known CurrencyIsoCode, so the price cannot be read; element skipped' });
     return null;
   }
   const price = memo.sellPrice(element.SellPrice, currency);
   if (!price.ok) {
-    warnings.push({ path: `${path}.SellPrice`, message: `${price.reason}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.SellPrice`, message: `${price.reason}; element skipped` });
     return null;
   }
   const money: Money = price.money;
@@ -321,30 +344,30 @@ function planPrice(element: unknown, path: string, currency: string | null, warn
   const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim() : null;
   return {
     tariffName,
-    ...range,
+    from: element.DateFrom as IsoDate,
+    to: element.DateTo as IsoDate,
     value: { priceModel, taxCode, taxRate, sellPriceMinor: money.minor, sellPrice: money.text, currency },
   };
 }
 
-function planAvailability(element: unknown, path: string, warnings: UpdateWarning[], memo: PlanMemo): AvailabilityRange | null {
+function planAvailability(element: unknown, at: ElementAt, warnings: UpdateWarning[], memo: PlanMemo): AvailabilityRange | null {
   if (!isRecord(element)) {
-    warnings.push({ path, message: 'expected an object; element skipped' });
+    warnings.push({ path: elementPath(at), message: 'expected an object; element skipped' });
     return null;
   }
-  const range = dateRange(element, path, warnings, memo);
-  if (!range) return null;
+  if (!checkedDates(element, at, warnings, memo)) return null;
   const meal = keyText(element.MealPeriodName, 'MealPeriodName');
   if (!meal.ok) {
-    warnings.push({ path: `${path}.MealPeriodName`, message: `${meal.message}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.MealPeriodName`, message: `${meal.message}; element skipped` });
     return null;
   }
   const mealPeriod = meal.text;
   const status = typeof element.Status === 'string' ? element.Status.trim().toUpperCase() : null;
   if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE') {
-    warnings.push({ path: `${path}.Status`, message: `unknown Status ${shown(element.Status)}; element skipped` });
+    warnings.push({ path: `${elementPath(at)}.Status`, message: `unknown Status ${shown(element.Status)}; element skipped` });
     return null;
   }
-  return { mealPeriod, ...range, status };
+  return { mealPeriod, from: element.DateFrom as IsoDate, to: element.DateTo as IsoDate, status };
 }
 
 /**
@@ -387,7 +410,7 @@ export function planUpdate(envelope: Envelope, body: Record<string, unknown>): U
 
 /** An element already planned for one key (item + tariff, or item + meal period) in this update. */
 interface Placed<V> {
-  readonly path: string;
+  readonly at: ElementAt;
   readonly from: IsoDate;
   readonly to: IsoDate;
   readonly value: V;
@@ -401,17 +424,24 @@ interface Placed<V> {
  * Per key, every element is compared with the earlier ones, the same order of work as the store's own
  * overlay of those elements.
  */
-function checkSameKey<V>(earlier: readonly Placed<V>[], label: () => string, element: Placed<V>, equals: (a: V, b: V) => boolean, warnings: UpdateWarning[]): void {
-  if (earlier.length === 0) return;
-  const clashes = earlier.filter((e) => e.from <= element.to && element.from <= e.to && !equals(e.value, element.value));
-  const first = clashes[0];
+function checkSameKey<V>(earlier: readonly Placed<V>[] | undefined, label: () => string, element: Placed<V>, equals: (a: V, b: V) => boolean, warnings: UpdateWarning[]): void {
+  if (earlier === undefined) return;
+  // Counted in a loop, not filtered into a new array: this runs for every element of a publication.
+  let first: Placed<V> | undefined;
+  let clashes = 0;
+  for (const e of earlier) {
+    if (e.from <= element.to && element.from <= e.to && !equals(e.value, element.value)) {
+      first ??= e;
+      clashes++;
+    }
+  }
   if (first) {
     const from = first.from > element.from ? first.from : element.from;
     const to = first.to < element.to ? first.to : element.to;
-    const more = clashes.length > 1 ? ` (and ${clashes.length - 1} more earlier element${clashes.length > 2 ? 's' : ''})` : '';
+    const more = clashes > 1 ? ` (and ${clashes - 1} more earlier element${clashes > 2 ? 's' : ''})` : '';
     warnings.push({
-      path: element.path,
-      message: `${label()}: ${element.from}..${element.to} overlaps ${first.path} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
+      path: elementPath(element.at),
+      message: `${label()}: ${element.from}..${element.to} overlaps ${elementPath(first.at)} (${first.from}..${first.to}) on ${from}..${to} with a different value in the same update${more}; the later element wins where they overlap`,
     });
   }
 }
@@ -439,14 +469,14 @@ function placeEarlierEntry(
   const path = `ScheduledItems[${index}]`;
   const ignored: UpdateWarning[] = [];
   arrayField(raw, 'PriceUpdates', path, ignored).forEach((e, i) => {
-    const elementPath = `${path}.PriceUpdates[${i}]`;
-    const planned = planPrice(e, elementPath, currency, ignored, memo);
-    if (planned) placeInto(prices, planned.tariffName, { path: elementPath, from: planned.from, to: planned.to, value: planned.value });
+    const at: ElementAt = { item: index, list: 'PriceUpdates', index: i };
+    const planned = planPrice(e, at, currency, ignored, memo);
+    if (planned) placeInto(prices, planned.tariffName, { at, from: planned.from, to: planned.to, value: planned.value });
   });
   arrayField(raw, 'ScheduleUpdates', path, ignored).forEach((e, i) => {
-    const elementPath = `${path}.ScheduleUpdates[${i}]`;
-    const planned = planAvailability(e, elementPath, ignored, memo);
-    if (planned) placeInto(availability, planned.mealPeriod, { path: elementPath, from: planned.from, to: planned.to, value: planned.status });
+    const at: ElementAt = { item: index, list: 'ScheduleUpdates', index: i };
+    const planned = planAvailability(e, at, ignored, memo);
+    if (planned) placeInto(availability, planned.mealPeriod, { at, from: planned.from, to: planned.to, value: planned.status });
   });
 }
 
@@ -494,25 +524,27 @@ function* planItems(
     const earlierEntries = entriesOf.get(itemId);
     if (earlierEntries) for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability, memo);
     const prices: PriceRange[] = [];
-    arrayField(raw, 'PriceUpdates', path, warnings).forEach((e, i) => {
-      const elementPath = `${path}.PriceUpdates[${i}]`;
-      const planned = planPrice(e, elementPath, currency, warnings, memo);
-      if (!planned) return;
-      const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.value };
-      checkSameKey(seenPrices.get(planned.tariffName) ?? [], () => `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`, placed, samePriceValue, warnings);
+    const priceElements = arrayField(raw, 'PriceUpdates', path, warnings);
+    for (let i = 0; i < priceElements.length; i++) {
+      const at: ElementAt = { item: index, list: 'PriceUpdates', index: i };
+      const planned = planPrice(priceElements[i], at, currency, warnings, memo);
+      if (!planned) continue;
+      const placed = { at, from: planned.from, to: planned.to, value: planned.value };
+      checkSameKey(seenPrices.get(planned.tariffName), () => `item ${shown(itemId)}, tariff ${shown(planned.tariffName)}`, placed, samePriceValue, warnings);
       placeInto(seenPrices, planned.tariffName, placed);
       prices.push(planned);
-    });
+    }
     const availability: AvailabilityRange[] = [];
-    arrayField(raw, 'ScheduleUpdates', path, warnings).forEach((e, i) => {
-      const elementPath = `${path}.ScheduleUpdates[${i}]`;
-      const planned = planAvailability(e, elementPath, warnings, memo);
-      if (!planned) return;
-      const placed = { path: elementPath, from: planned.from, to: planned.to, value: planned.status };
-      checkSameKey(seenAvailability.get(planned.mealPeriod) ?? [], () => `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`, placed, (a, b) => a === b, warnings);
+    const scheduleElements = arrayField(raw, 'ScheduleUpdates', path, warnings);
+    for (let i = 0; i < scheduleElements.length; i++) {
+      const at: ElementAt = { item: index, list: 'ScheduleUpdates', index: i };
+      const planned = planAvailability(scheduleElements[i], at, warnings, memo);
+      if (!planned) continue;
+      const placed = { at, from: planned.from, to: planned.to, value: planned.status };
+      checkSameKey(seenAvailability.get(planned.mealPeriod), () => `item ${shown(itemId)}, meal period ${shown(planned.mealPeriod)}`, placed, (a, b) => a === b, warnings);
       placeInto(seenAvailability, planned.mealPeriod, placed);
       availability.push(planned);
-    });
+    }
     if (earlierEntries) earlierEntries.push(index);
     else entriesOf.set(itemId, [index]);
     yield { itemId, plu, name, type, prices, availability };
@@ -521,10 +553,11 @@ function* planItems(
 
 export function samePriceValue(a: PriceValue, b: PriceValue): boolean {
   return (
-    a.priceModel === b.priceModel &&
+    a === b ||
+    (a.priceModel === b.priceModel &&
     a.taxCode === b.taxCode &&
     a.taxRate === b.taxRate &&
     a.sellPriceMinor === b.sellPriceMinor &&
-    a.currency === b.currency
+    a.currency === b.currency)
   );
 }

@@ -1,4 +1,4 @@
-import { addDays, LAST_DATE, type IsoDate } from './dates';
+import { addDays, LAST_DATE, toDayNumber, type IsoDate } from './dates';
 
 /**
  * A value that holds over an inclusive date range. A key's ranges never overlap.
@@ -42,7 +42,9 @@ export function overlayAll<V>(existing: readonly DatedValue<V>[], incoming: read
   // without overlaps. Laying them one by one would then only ever append and merge with the last, so
   // one merge pass gives the same ranges (the property test in test/unit/domain/ranges.test.ts checks
   // it against the general path) without re-sorting the key's ranges once per element.
-  if (existing.length === 0 && sortedApart(incoming)) return mergeTouching(incoming.map((r) => ({ from: r.from, to: r.to, value: r.value })), equals);
+  // Ranges that carry a row id are copied without it (diffRanges writes what has none); others are
+  // taken as they are.
+  if (existing.length === 0 && sortedApart(incoming)) return mergeTouching(incoming.map((r) => (r.id === undefined ? r : { from: r.from, to: r.to, value: r.value })), equals);
   let current: DatedValue<V>[] = [...existing];
   for (const range of incoming) current = overlay(current, range, equals);
   return current;
@@ -62,7 +64,8 @@ function mergeTouching<V>(sorted: DatedValue<V>[], equals: Equals<V>): DatedValu
   const out: DatedValue<V>[] = [];
   for (const range of sorted) {
     const last = out[out.length - 1];
-    if (last && last.to !== LAST_DATE && addDays(last.to, 1) === range.from && equals(last.value, range.value)) {
+    // Day numbers, not addDays: this runs for every element of a publication and builds no string.
+    if (last && last.to !== LAST_DATE && toDayNumber(range.from) === toDayNumber(last.to) + 1 && equals(last.value, range.value)) {
       out[out.length - 1] = { from: last.from, to: range.to, value: last.value };
     } else {
       out.push(range);

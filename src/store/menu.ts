@@ -42,7 +42,8 @@ function groupBy<T>(values: readonly T[], key: (v: T) => string): Map<string, T[
   return groups;
 }
 
-function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDate; to: IsoDate } {
+/** The dates whose stored ranges an update's ranges may split, trim or merge with: [from, to] for the look-up. */
+function window(ranges: readonly { from: IsoDate; to: IsoDate }[]): [from: IsoDate, to: IsoDate] {
   let from = ranges[0]!.from;
   let to = ranges[0]!.to;
   for (const r of ranges) {
@@ -51,7 +52,7 @@ function span(ranges: readonly { from: IsoDate; to: IsoDate }[]): { from: IsoDat
   }
   // One day wider on each side, so touching ranges with equal values can be merged; never past the ends
   // of the date domain (10000-01-01 would sort before 9999-12-31 as text and hide every open-ended range).
-  return { from: from === FIRST_DATE ? from : addDays(from, -1), to: to === LAST_DATE ? to : addDays(to, 1) };
+  return [from === FIRST_DATE ? from : addDays(from, -1), to === LAST_DATE ? to : addDays(to, 1)];
 }
 
 /**
@@ -139,22 +140,17 @@ export class MenuWriter {
     if (this.timezoneFor) ensureLocationOffsets(this.db, location, this.timezoneFor(location), Date.parse(appliedAt));
     this.pruneChanges.run(new Date(Date.parse(appliedAt) - CHANGE_FEED_RETENTION_DAYS * 86_400_000).toISOString());
     // A location's first publication finds no ranges to overlay: skip the look-ups (tens of thousands
-    // for a large menu) for every key this update has not written yet.
+    // for a large menu) for every item this update has not written yet. An ItemID sent twice reads
+    // back what its earlier entry wrote.
     const fresh = this.anyRange.get(location, location) === undefined;
-    const written = new Set<string>();
-    const mustRead = (kind: string, itemId: string, key: string): boolean => {
-      if (!fresh) return true;
-      const k = `${kind}\u0000${itemId}\u0000${key}`;
-      if (written.has(k)) return true;
-      written.add(k);
-      return false;
-    };
+    const itemsWritten = new Set<string>();
     for (const item of plan.items) {
       let changed = this.upsertItem.run(location, item.itemId, item.plu, item.name, item.type, inboxId).changes > 0;
+      const mustRead = !fresh || itemsWritten.has(item.itemId);
+      if (fresh) itemsWritten.add(item.itemId);
 
       for (const [tariff, incoming] of groupBy(item.prices, (p) => p.tariffName)) {
-        const window = span(incoming);
-        const before: DatedValue<PriceValue>[] = (mustRead('p', item.itemId, tariff) ? this.selectPrices.all(location, item.itemId, tariff, window.from, window.to) : [])
+        const before: DatedValue<PriceValue>[] = (mustRead ? this.selectPrices.all(location, item.itemId, tariff, ...window(incoming)) : [])
           .map((r) => ({
             id: r.id,
             from: r.date_from,
@@ -168,7 +164,8 @@ export class MenuWriter {
               currency: r.currency,
             },
           }));
-        const after = overlayAll(before, incoming.map((p) => ({ from: p.from, to: p.to, value: p.value })), samePriceValue);
+        // A planned price range is a dated value as it is (its tariffName is not read).
+        const after = overlayAll(before, incoming, samePriceValue);
         const { remove, add } = diffRanges(before, after);
         // Resent as it was: keep the rows (and their source update) and record no change.
         if (sameRanges(before, remove, add, samePriceValue)) continue;
@@ -183,8 +180,7 @@ export class MenuWriter {
       }
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
-        const window = span(incoming);
-        const before: DatedValue<AvailabilityStatus>[] = (mustRead('a', item.itemId, mealPeriod) ? this.selectAvailability.all(location, item.itemId, mealPeriod, window.from, window.to) : [])
+        const before: DatedValue<AvailabilityStatus>[] = (mustRead ? this.selectAvailability.all(location, item.itemId, mealPeriod, ...window(incoming)) : [])
           .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
