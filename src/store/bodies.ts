@@ -20,10 +20,20 @@ const RELEASE_FROM_BYTES = 64 * 1024;
  * once nothing will read the body again.
  */
 export function releaseBody(body: Uint8Array): void {
-  const buffer = body.buffer;
-  if (!(buffer instanceof ArrayBuffer) || body.byteOffset !== 0 || body.byteLength !== buffer.byteLength || buffer.byteLength < RELEASE_FROM_BYTES) return;
+  releaseBuffer(body, RELEASE_FROM_BYTES);
+}
+
+/**
+ * Frees the memory of bytes that own their whole ArrayBuffer (and are at least `minBytes` long) at
+ * once; anything else (a view into a pool or a larger buffer) is left alone. Returns whether it freed.
+ * Every view of the buffer is empty afterwards.
+ */
+export function releaseBuffer(bytes: Uint8Array, minBytes = 0): boolean {
+  const buffer = bytes.buffer;
+  if (!(buffer instanceof ArrayBuffer) || bytes.byteOffset !== 0 || bytes.byteLength !== buffer.byteLength || buffer.byteLength < minBytes) return false;
   // ArrayBuffer.prototype.transfer (ES2024, Node 22+): detaching releases the backing store at once.
   (buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
+  return true;
 }
 
 export class BodyStore {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError } from '../errors';
+import { releaseBuffer } from '../store/bodies';
 
 /**
  * Reading (or refusing) a webhook body, so that a refusal reaches the sender as the refusal:
@@ -103,8 +104,16 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
         finish(tooLarge(limit, declared));
         return;
       }
-      if (whole && received <= whole.length) chunk.copy(whole, received - chunk.length);
-      else chunks.push(chunk);
+      if (whole && received <= whole.length) {
+        chunk.copy(whole, received - chunk.length);
+        // Copied: free the chunk now. Node's HTTP parser hands each piece of a body over in a buffer of
+        // its own, which otherwise stays allocated until this thread's next garbage collection; an idle
+        // receiver may not run one for a long while, so a 43 MB publication was held twice (its
+        // pieces and the whole) and the memory stayed with the process (docs/performance.md).
+        // Only when this listener is the body's one reader: not for a decoded body (the decoder's
+        // output may share its buffers).
+        if (!decoding) releaseBuffer(chunk);
+      } else chunks.push(chunk);
     };
     const onEnd = (): void => finish(null);
     const onError = (err: Error): void => {
