@@ -319,7 +319,16 @@ export function parseExact(text: string): unknown {
   };
   const readKey = (): string => {
     ws();
-    const key = canonicalKey(readString());
+    if (text.charCodeAt(pos) !== QUOTE) fail('expected a string');
+    // A name without escapes is compared in place with the names seen before (no new string for
+    // the same few names read a million times); anything else takes the general path.
+    let end = pos + 1;
+    for (let c = text.charCodeAt(end); end < n && c !== QUOTE && c !== BACKSLASH && c >= 0x20; c = text.charCodeAt(++end));
+    let key: string;
+    if (end < n && text.charCodeAt(end) === QUOTE) {
+      key = knownKeyAt(text, pos + 1, end) ?? canonicalKey(text.slice(pos + 1, end));
+      pos = end + 1;
+    } else key = canonicalKey(readString());
     ws();
     if (text.charCodeAt(pos) !== COLON) fail("expected ':' after a key");
     pos++;
@@ -396,13 +405,29 @@ export function parseExact(text: string): unknown {
  * about 1.0 s to 0.56 s. Bounded in count and length: other names are used as they come.
  */
 const KEYS = new Map<string, string>();
+/** The same names by length and first character, to find one in the text without slicing it out. */
+const KEYS_BY_SHAPE = new Map<number, string[]>();
 const MAX_KEYS = 4096;
 const MAX_KEY_LENGTH = 64;
+const shapeOf = (length: number, first: number): number => length * 0x10000 + first;
 function canonicalKey(key: string): string {
   const known = KEYS.get(key);
   if (known !== undefined) return known;
-  if (KEYS.size < MAX_KEYS && key.length <= MAX_KEY_LENGTH) KEYS.set(key, key);
+  if (KEYS.size < MAX_KEYS && key.length <= MAX_KEY_LENGTH) {
+    KEYS.set(key, key);
+    const shape = shapeOf(key.length, key.length === 0 ? 0 : key.charCodeAt(0));
+    const same = KEYS_BY_SHAPE.get(shape);
+    if (same) same.push(key);
+    else KEYS_BY_SHAPE.set(shape, [key]);
+  }
   return key;
+}
+
+/** The known name equal to text[start, end), or undefined. */
+function knownKeyAt(text: string, start: number, end: number): string | undefined {
+  const same = KEYS_BY_SHAPE.get(shapeOf(end - start, end === start ? 0 : text.charCodeAt(start)));
+  if (same) for (const key of same) if (text.startsWith(key, start)) return key;
+  return undefined;
 }
 
 /** As JSON.parse does: `__proto__` is an own member, never the object's prototype. */
