@@ -6,14 +6,16 @@ import { addDays, todayIn } from '../../src/domain/dates';
 import { Agent } from '../../src/agent';
 import { silentLogger } from '../../src/log';
 import { openDatabase, openReadOnly, storeFilePath } from '../../src/store/database';
+import { appliedMigrations } from '../../src/store/database';
 import { ensureAllLocationOffsets, locationToday, offsetTodaySql, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
+import { TILL_MIGRATIONS } from '../../src/store/migrations';
 import { startAdminAgent } from '../helpers/admin';
 import { startTestAgent } from '../helpers/agent';
 import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
 import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures';
 
 /**
- * "Today" per location (till migration 002): the _today views, `lookup` and the status window's API
+ * "Today" per location (till migrations 002 and 003): the _today views, `lookup` and the status window's API
  * agree on each location's own date whatever the reading process's timezone. Locations 1 and 2 are
  * 25 hours apart (UTC+14 and UTC-11), so at every instant they are on different dates and no single
  * reader-local date (what the views used before) can be right for both.
@@ -160,12 +162,84 @@ describe("the _today views use each location's own date", () => {
 
       // The views run exactly this SQL at 'now' (the migration's text is checked, not trusted).
       const normalise = (s: string): string => s.replace(/\s+/g, ' ');
-      for (const [view, alias] of [['pos_prices_today', 'p'], ['pos_availability_today', 'a']] as const) {
+      for (const view of ['pos_prices_today', 'pos_availability_today']) {
         const text = (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(view) as { sql: string }).sql;
-        assert.ok(normalise(text).includes(normalise(offsetTodaySql(`${alias}.location_id`, "'now'"))), view);
+        assert.ok(normalise(text).includes(normalise(offsetTodaySql('l.location_id', "'now'"))), view);
       }
     } finally {
       db.close();
+    }
+  });
+
+  it('a till file made under migration 002 answers the same rows after 003 (offsets, none, open-ended, readers in three zones)', () => {
+    const file = storeFilePath(tempDir('pos-sync-today-003-'), 'till');
+    // Locations 1 and 2 have offsets; 5 has none (a file an older agent wrote), so both views fall back
+    // to the reader's local date for it. Each has yesterday's, today's and an open-ended range from
+    // tomorrow to 9999-12-31, per tariff and per meal period, so "today" picks exactly one of three.
+    const old = openDatabase(file, { migrations: TILL_MIGRATIONS.slice(0, 2) });
+    try {
+      assert.deepEqual(appliedMigrations(old).map((m) => m.version), [1, 2]);
+      writeLocationOffsets(old, 1, ZONES[1]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
+      writeLocationOffsets(old, 2, ZONES[2]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
+      const price = old.prepare(
+        `INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id)
+         VALUES (?, ?, ?, ?, ?, 'S', 20, ?, ?, 'GBP', 1)`,
+      );
+      const meal = old.prepare(`INSERT INTO availability_ranges (location_id, item_id, meal_period, date_from, date_to, status, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, 1)`);
+      for (const id of [1, 2, 5]) {
+        old.prepare('INSERT INTO locations (location_id, location_name, currency, last_change_sequence) VALUES (?, ?, ?, 1)').run(id, `Location ${id}`, 'GBP');
+        // Wide enough for every reader below and every location's own date.
+        const around = addDays(todayIn('UTC'), -3);
+        for (const itemId of ['a', 'b']) {
+          old.prepare("INSERT INTO items (location_id, item_id, plu, item_name, item_type, updated_by) VALUES (?, ?, 'P', ?, 'MENU', 1)").run(id, itemId, `Item ${itemId}`);
+          for (let d = 0; d < 6; d++) {
+            const day = addDays(around, d);
+            for (const tariff of ['Eat in', 'Take out']) price.run(id, itemId, tariff, day, day, 100 + d, `${1 + d / 100}`);
+            for (const period of ['Lunch', 'Dinner']) meal.run(id, itemId, period, day, day, d % 2 === 0 ? 'AVAILABLE' : 'UNAVAILABLE');
+          }
+          const from = addDays(around, 6);
+          for (const tariff of ['Eat in', 'Take out']) price.run(id, itemId, tariff, from, '9999-12-31', 999, '9.99');
+          for (const period of ['Lunch', 'Dinner']) meal.run(id, itemId, period, from, '9999-12-31', 'AVAILABLE');
+        }
+      }
+    } finally {
+      old.close();
+    }
+    const queries = [
+      'SELECT * FROM pos_prices_today ORDER BY location_id, item_id, tariff_name',
+      'SELECT * FROM pos_availability_today ORDER BY location_id, item_id, meal_period',
+      "SELECT * FROM pos_prices_today WHERE location_id = 5 AND plu = 'P' ORDER BY item_id, tariff_name",
+      "SELECT * FROM pos_availability_today WHERE location_id = 1 AND plu = 'P' ORDER BY item_id, meal_period",
+      "SELECT * FROM pos_prices_today WHERE tax_code = 'S' ORDER BY location_id, item_id, tariff_name",
+    ];
+    const readers = ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago'];
+    const answers = (): unknown[][] => readers.flatMap((tz) => queries.map((q) => sqlite3(file, tz, q)));
+    // Dates may roll over between the two reads: retry when any date involved changed meanwhile.
+    for (let attempt = 0; ; attempt++) {
+      const dates = (): string => JSON.stringify([...readers, ...Object.values(ZONES)].map((z) => todayIn(z)));
+      const startDates = dates();
+      const before = answers();
+      const upgraded = openDatabase(file);
+      try {
+        assert.deepEqual(appliedMigrations(upgraded).map((m) => m.version), TILL_MIGRATIONS.map((m) => m.version));
+      } finally {
+        upgraded.close();
+      }
+      const after = answers();
+      if (dates() !== startDates && attempt < 2) continue;
+      assert.deepEqual(after, before);
+      // And they are the right rows: each location's own date (5: the reader's), one row per tariff or meal period and item.
+      readers.forEach((tz, r) => {
+        const prices = after[r * queries.length] as { location_id: number; date_from: string; date_to: string }[];
+        const expected = (id: number): string => todayIn(id === 5 ? tz : ZONES[id]!);
+        assert.equal(prices.length, 3 * 2 * 2, tz);
+        for (const row of prices) assert.ok(row.date_from <= expected(row.location_id) && expected(row.location_id) <= row.date_to, `${tz}: ${JSON.stringify(row)}`);
+        assert.equal((after[r * queries.length + 1] as unknown[]).length, 3 * 2 * 2, tz);
+        assert.equal((after[r * queries.length + 2] as unknown[]).length, 2 * 2, tz);
+        assert.equal((after[r * queries.length + 3] as unknown[]).length, 2 * 2, tz);
+        assert.deepEqual(after[r * queries.length + 4], prices, tz);
+      });
+      break;
     }
   });
 
