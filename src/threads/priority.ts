@@ -43,25 +43,31 @@ export function threadIdFromLink(link: string): number | null {
 
 export type PriorityOutcome =
   | { readonly lowered: false; readonly reason: 'normal' }
+  /** Started lower than background already (say under `nice -n 15`, or a Windows "Low" class): left alone. */
+  | { readonly lowered: false; readonly reason: 'already-lower'; readonly scope: PriorityScope; readonly id: number; readonly priority: number }
   | { readonly lowered: true; readonly scope: PriorityScope; readonly id: number; readonly priority: number }
   | { readonly lowered: false; readonly reason: 'failed'; readonly scope: PriorityScope; readonly message: string };
 
 export interface PriorityOs {
   readonly platform: NodeJS.Platform;
   readonly threadSelfLink: () => string;
+  readonly getPriority: (id: number) => number;
   readonly setPriority: (id: number, priority: number) => void;
 }
 
 const realOs: PriorityOs = {
   platform: process.platform,
   threadSelfLink: () => fs.readlinkSync('/proc/thread-self'),
+  getPriority: (id) => os.getPriority(id),
   setPriority: (id, priority) => os.setPriority(id, priority),
 };
 
 /**
- * Lowers the calling thread (Linux) or its process (elsewhere) as `setting` asks. Never throws: a
- * priority that cannot be changed leaves the applier working at normal priority, and the outcome
- * says why, for the log.
+ * Lowers the calling thread (Linux) or its process (elsewhere) as `setting` asks. Only ever lowers:
+ * a thread or process that an installer already started below background priority keeps its own
+ * (setting it to background would raise it, which also needs a privilege on Unix). Never throws: a
+ * priority that cannot be read or changed leaves the applier at the priority it started with, and
+ * the outcome says why, for the log.
  */
 export function applyPriorityToCurrentThread(setting: ApplyPriority, system: PriorityOs = realOs): PriorityOutcome {
   const plan = priorityPlan(setting, system.platform);
@@ -73,6 +79,9 @@ export function applyPriorityToCurrentThread(setting: ApplyPriority, system: Pri
       if (tid === null) throw new Error('/proc/thread-self does not name a thread');
       id = tid;
     }
+    // Higher numbers are lower priorities, on Unix (nice) and in Node's Windows mapping alike.
+    const current = system.getPriority(id);
+    if (current >= plan.priority) return { lowered: false, reason: 'already-lower', scope: plan.scope, id, priority: current };
     system.setPriority(id, plan.priority);
     return { lowered: true, scope: plan.scope, id, priority: plan.priority };
   } catch (err) {
@@ -83,9 +92,14 @@ export function applyPriorityToCurrentThread(setting: ApplyPriority, system: Pri
 /** One line for the log. */
 export function describePriority(what: string, outcome: PriorityOutcome): string {
   if (!outcome.lowered) {
-    return outcome.reason === 'normal'
-      ? `${what} runs at normal priority (sync.applyPriority is "normal")`
-      : `${what} could not be given background priority (its ${outcome.scope}): ${outcome.message}; it runs at normal priority`;
+    switch (outcome.reason) {
+      case 'normal':
+        return `${what} runs at normal priority (sync.applyPriority is "normal")`;
+      case 'already-lower':
+        return `${what} keeps the lower priority it started with (its ${outcome.scope} ${outcome.id}, priority ${outcome.priority}; background is ${BACKGROUND_PRIORITY})`;
+      case 'failed':
+        return `${what} could not be given background priority (its ${outcome.scope}): ${outcome.message}; it keeps the priority it started with`;
+    }
   }
   return outcome.scope === 'thread'
     ? `${what} runs at background priority (its thread ${outcome.id}, nice ${outcome.priority}); the receiver stays at normal priority`

@@ -51,10 +51,13 @@ describe('sync.applyPriority', { skip: process.platform !== 'linux' && 'per-thre
     const before = threadNices().get('MainThread');
     await withAgent(undefined, (lines) => {
       const nices = threadNices();
-      assert.deepEqual(nices.get('applier'), [10], JSON.stringify([...nices]));
+      // Only ever lowered: under a test runner already started below nice 10 the thread keeps its own.
+      const expected = Math.max(10, ...(before ?? [0]));
+      assert.deepEqual(nices.get('applier'), [expected], JSON.stringify([...nices]));
       assert.deepEqual(nices.get('inbox'), before);
       assert.deepEqual(nices.get('MainThread'), before);
-      assert.ok(lines.some((l) => /^the applier runs at background priority \(its thread \d+, nice 10\)/.test(l)), lines.join('\n'));
+      const said = expected === 10 ? /^the applier runs at background priority \(its thread \d+, nice 10\)/ : /^the applier keeps the lower priority it started with/;
+      assert.ok(lines.some((l) => said.test(l)), lines.join('\n'));
     });
   });
 
