@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseOutcome } from '../../helpers/parse-outcome';
-import { JsonNumber, parseExact, parseLazily, scanObject } from '../../../src/domain/json-scan';
+import { JsonNumber, largestNameShapeGroup, MAX_NAMES_PER_SHAPE, parseExact, parseLazily, scanObject } from '../../../src/domain/json-scan';
 
 /** parseExact's result with each JsonNumber as the number JSON.parse gives. */
 function asParsed(value: unknown): unknown {
@@ -99,5 +99,20 @@ describe('lazy JSON body reader', () => {
         assert.deepEqual(Object.keys(parseExact(text) as object), Object.keys(JSON.parse(text) as object), text);
       }
     }
+  });
+
+  it('compares a name in place against a bounded few: thousands of names of one length and first character still read right', () => {
+    // A crafted body: 3,000 distinct names of length 6 starting with "Z", each used twice, in objects
+    // nested in an array, then every name again in a second pass (now known or past the limit).
+    const names = Array.from({ length: 3000 }, (_, i) => `Z${String(i).padStart(5, '0')}`);
+    const text = `[${names.map((n, i) => `{"${n}": ${i}, "x": {"${n}": "${n}"}}`).join(',')}]`;
+    for (let pass = 0; pass < 2; pass++) {
+      const ours = parseExact(text) as Record<string, unknown>[];
+      assert.deepEqual(asParsed(ours), JSON.parse(text));
+      // The names are canonical strings all the same (the second pass reads the ones past the limit too).
+      assert.deepEqual(ours.map((o) => Object.keys(o)[0]), names);
+    }
+    assert.ok(largestNameShapeGroup() <= MAX_NAMES_PER_SHAPE, `a group of ${largestNameShapeGroup()} names`);
+    assert.equal(largestNameShapeGroup(), MAX_NAMES_PER_SHAPE, 'the crafted names filled their group to the limit');
   });
 });
