@@ -13,6 +13,7 @@
  * during that apply (issue 11). And on L, what changes next over 31 days against one till query per item
  * (issue 13, bench/changes.ts). `--json` prints one JSON object; `--sizes S,M` runs a subset.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -40,6 +41,13 @@ const json = process.argv.includes('--json');
 const sizesArg = process.argv.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length) ?? argAfter('--sizes');
 const selected = sizesArg ? SIZES.filter((s) => sizesArg.split(',').includes(s.name)) : SIZES;
 const lookups = Number(argAfter('--lookups') ?? 10_000);
+/**
+ * `--till-process`: during the second L apply the till's lookups come from bench/till-reader-child.ts,
+ * a process of its own as a real till is, instead of from this process, whose one thread also sends
+ * the small deliveries and polls the agent's state (their garbage collection and callbacks then land
+ * between or inside the timed lookups).
+ */
+const tillInOwnProcess = process.argv.includes('--till-process');
 
 function argAfter(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);
@@ -170,7 +178,7 @@ interface DuringApply {
   readonly idleSmallAck: { count: number; p50Ms: number; p99Ms: number };
   readonly smallAcksDuringApply: { count: number; p50Ms: number; maxMs: number };
   readonly eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
-  readonly tillLookupDuringApply: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number };
+  readonly tillLookupDuringApply: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number; reader: 'bench process' | 'own process' };
   readonly ratios: { longestSmallAckVsIdleP99: number };
 }
 
@@ -193,6 +201,34 @@ interface SizeResult {
   tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number };
   changes?: ChangesBench;
   duringApply?: DuringApply;
+}
+
+/** A till in its own process (bench/till-reader-child.ts) reading prices and availability by PLU. */
+async function startTillProcess(work: string, tillFile: string, locationId: number, plus: readonly string[]): Promise<{ stop: (fromEpochMs: number, toEpochMs: number) => Promise<number[]> }> {
+  const pluFile = path.join(work, 'till-plus.json');
+  const samplesFile = path.join(work, 'till-samples.json');
+  fs.writeFileSync(pluFile, JSON.stringify(plus));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'till-reader-child.ts'), tillFile, samplesFile, String(locationId), '0', pluFile], {
+    cwd: path.join(__dirname, '..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    void exited.then((code) => reject(new Error(`the till process exited (${code}) before it was ready`)));
+  });
+  return {
+    async stop(fromEpochMs, toEpochMs) {
+      child.kill('SIGTERM');
+      const code = await exited;
+      if (code !== 0) throw new Error(`the till process exited with ${code}`);
+      const raw = JSON.parse(fs.readFileSync(samplesFile, 'utf8')) as number[];
+      const during: number[] = [];
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]! >= fromEpochMs && raw[i]! <= toEpochMs) during.push(raw[i + 1]!);
+      if (during.length < 1000) throw new Error(`the till process made only ${during.length} lookups during the apply`);
+      return during;
+    },
+  };
 }
 
 async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
@@ -259,6 +295,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       }
       // During the apply of a second L-sized update: small deliveries keep coming, the till keeps reading.
       const edit = nextPriceEdit(body);
+      const ownTill = tillInOwnProcess ? await startTillProcess(work, storeFilePath(dataDir, 'till'), update.locationId, plus) : null;
       await agent.loopDelayStart();
       const editAck = await post(agent.url, edit);
       if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
@@ -279,7 +316,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         }
       })();
       const tillReads = (async () => {
-        while (!editApplied) {
+        while (!editApplied && !ownTill) {
           for (let i = 0; i < 50; i++) {
             const plu = rng.pick(plus);
             const t0 = performance.now();
@@ -291,7 +328,9 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         }
       })();
       await Promise.all([watcher, sender, tillReads]);
-      const editApplyMs = performance.now() - applyStarted;
+      const applyEnded = performance.now();
+      const editApplyMs = applyEnded - applyStarted;
+      if (ownTill) duringLookups.push(...(await ownTill.stop(performance.timeOrigin + applyStarted, performance.timeOrigin + applyEnded)));
       const loopDelay = await agent.loopDelayStop();
       const idleP99 = percentile(idleAcks, 99);
       duringApply = {
@@ -299,7 +338,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
         smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
         eventLoopDelay: loopDelay,
-        tillLookupDuringApply: { lookups: duringLookups.length, p50Ms: percentile(duringLookups, 50), p99Ms: percentile(duringLookups, 99), maxMs: Math.max(...duringLookups) },
+        tillLookupDuringApply: { lookups: duringLookups.length, p50Ms: percentile(duringLookups, 50), p99Ms: percentile(duringLookups, 99), maxMs: Math.max(...duringLookups), reader: ownTill ? 'own process' : 'bench process' },
         ratios: { longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99 },
       };
     }
@@ -390,7 +429,7 @@ function table(results: SizeResult[]): string {
       `  small acks for another location: ${d.smallAcksDuringApply.count}, p50 ${d.smallAcksDuringApply.p50Ms.toFixed(2)} ms, longest ${d.smallAcksDuringApply.maxMs.toFixed(2)} ms; idle p99 ${d.idleSmallAck.p99Ms.toFixed(2)} ms (${d.idleSmallAck.count} acks)`,
       `  longest small ack / idle p99 small ack: ${d.ratios.longestSmallAckVsIdleP99.toFixed(2)}   target <= 10`,
       `  receiver event-loop delay: p50 ${d.eventLoopDelay.p50Ms.toFixed(2)} ms, p99 ${d.eventLoopDelay.p99Ms.toFixed(2)} ms (target <= 20 ms), max ${d.eventLoopDelay.maxMs.toFixed(2)} ms`,
-      `  till lookup during the apply: ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,
+      `  till lookup during the apply (${d.tillLookupDuringApply.reader}): ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,
     );
   }
   return lines.join('\n');

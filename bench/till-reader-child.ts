@@ -1,7 +1,10 @@
 /**
  * A till in its own process: opens the agent's database read-only and looks PLUs up for today in a
  * loop, through the POS views, as a till does at the counter. Usage:
- *   node --import tsx bench/till-reader-child.ts DB_FILE OUT_FILE LOCATIONS(comma list) MAX_PLU
+ *   node --import tsx bench/till-reader-child.ts DB_FILE OUT_FILE LOCATIONS(comma list) MAX_PLU [PLU_FILE]
+ * PLUs are drawn from 1000..MAX_PLU, or from PLU_FILE (a JSON array of PLUs) when given; then every
+ * PLU is looked up once before READY, unrecorded, as a till that has been serving for a while has its
+ * connection's page cache and the statements' code warm.
  * Prints READY; on SIGTERM writes [epochMs, latencyMs] pairs to OUT_FILE and exits.
  */
 import fs from 'node:fs';
@@ -9,11 +12,12 @@ import { performance } from 'node:perf_hooks';
 import { Prng } from '../src/dev/publisher';
 import { openReadOnly } from '../src/store/database';
 
-const [dbFile, outArg, locationList, maxPluText] = process.argv.slice(2);
+const [dbFile, outArg, locationList, maxPluText, pluFile] = process.argv.slice(2);
 if (!dbFile || !outArg || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts DB OUT LOCATIONS MAX_PLU');
 const outFile: string = outArg;
 const locations = locationList.split(',').map(Number);
 const maxPlu = Number(maxPluText);
+const pluList = pluFile ? (JSON.parse(fs.readFileSync(pluFile, 'utf8')) as string[]) : null;
 const db = openReadOnly(dbFile);
 const prices = db.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
 const availability = db.prepare('SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?');
@@ -26,11 +30,17 @@ process.once('SIGTERM', () => {
 });
 
 async function loop(): Promise<void> {
+  for (const location of pluList ? locations : []) {
+    for (const plu of pluList ?? []) {
+      prices.all(location, plu);
+      availability.all(location, plu);
+    }
+  }
   process.stdout.write('READY till-reader\n');
   while (!stopping) {
     for (let i = 0; i < 50 && !stopping; i++) {
       const location = rng.pick(locations);
-      const plu = String(rng.int(1000, maxPlu));
+      const plu = pluList ? rng.pick(pluList) : String(rng.int(1000, maxPlu));
       const t0 = performance.now();
       prices.all(location, plu);
       availability.all(location, plu);
