@@ -38,4 +38,36 @@ describe('reconcile after a crash between the two commits', () => {
       core.close();
     }
   });
+
+  it("a running applier checks each location's latest apply; the first reconcile after a start checks every pending row", () => {
+    const config = testConfig();
+    const stateOf = (core: AgentCore, id: number): string | undefined => core.agentDb.prepare<[number], { state: string }>('SELECT state FROM inbox WHERE id = ?').get(id)?.state;
+    const undoAgentHalf = (core: AgentCore, id: number): void => void core.agentDb.prepare("UPDATE inbox SET state = 'pending', applied_at = NULL, apply_ms = NULL WHERE id = ?").run(id);
+    const body = (location: number, seq: number): Buffer => Buffer.from(JSON.stringify(update(location, seq, seq - 1, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', `${seq}.00`)])])));
+    let core = new AgentCore(config, silentLogger);
+    try {
+      const first = core.importPayload(body(51, 1), 'test').applied[0]!;
+      const second = core.importPayload(body(51, 2), 'test').applied[0]!;
+      const other = core.importPayload(body(52, 7), 'test').applied[0]!;
+      // A stop between the commits of location 51's latest apply: the next drain finishes it as
+      // applied (it is not newer than the applied sequence, so without reconcile it would be marked stale).
+      undoAgentHalf(core, second.inboxId);
+      core.drain();
+      assert.equal(stateOf(core, second.inboxId), 'applied');
+      assert.equal(stateOf(core, other.inboxId), 'applied');
+
+      // A state no stop of this applier can leave (an older apply undone, as a restored agent.db
+      // could hold): the running applier's check of the latest applies leaves it ...
+      undoAgentHalf(core, first.inboxId);
+      assert.equal(core.applier!.reconcile(), 0);
+      core.close();
+      // ... and the first reconcile after a start finds it among every pending row.
+      core = new AgentCore(config, silentLogger);
+      core.drain();
+      assert.equal(stateOf(core, first.inboxId), 'applied');
+      assert.equal((core.agentDb.prepare("SELECT count(*) AS n FROM inbox WHERE state <> 'applied'").get() as { n: number }).n, 0);
+    } finally {
+      core.close();
+    }
+  });
 });
