@@ -5,7 +5,6 @@
  * Reports updates per second, ack latency p50/p99, the till's query latency p50/p99 overall and
  * during the large apply, the agent's peak RSS and the largest WAL size seen. `--json` for one object.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { dateOf, dayOf, encode, generateChains, planDeliveries, Prng, runDeliveries, todayInZone } from '../src/dev/publisher';
 import { databasePath } from '../src/store/database';
 import { spawnAgent, waitFor, withReader, writeConfig } from '../test/faults/helpers';
+import { startTillProcess } from './till-process';
 
 const json = process.argv.includes('--json');
 const seconds = Number(argAfter('--seconds') ?? 60);
@@ -66,16 +66,9 @@ async function main(): Promise<void> {
     built: true,
   });
   onFailure.push(() => void agent.kill());
-  const samplesFile = path.join(work, 'till-samples.json');
   // The till opens the database once it exists (the agent creates it at start).
-  const till = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'till-reader-child.ts'), databasePath(dataDir), samplesFile, [...chains.map((c) => c.locationId), 9000].join(','), String(1000 + ITEMS)],
-    { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  onFailure.push(() => till.kill('SIGKILL'));
-  await new Promise<void>((resolve) => till.stdout.once('data', () => resolve()));
-  const tillExited = new Promise<void>((resolve) => till.once('exit', () => resolve()));
+  const till = await startTillProcess({ work, tillFile: databasePath(dataDir), locations: [...chains.map((c) => c.locationId), 9000], maxPlu: 1000 + ITEMS });
+  onFailure.push(() => till.kill());
 
   let maxWal = 0;
   let maxRss = 0;
@@ -131,19 +124,15 @@ async function main(): Promise<void> {
   const appliedTotal = withReader(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND location_id <> 9000").get() as { n: number }).n, 'agent');
   maxRss = (await agent.stats()).maxRssBytes;
   clearInterval(watcher);
-  till.kill('SIGTERM');
-  await tillExited;
+  const samples = await till.stop();
   await agent.stop();
 
-  const raw = JSON.parse(fs.readFileSync(samplesFile, 'utf8')) as number[];
   const all: number[] = [];
   const during: number[] = [];
   const window = largeWindow as { from: number; to: number; ackMs: number } | null;
-  for (let i = 0; i < raw.length; i += 2) {
-    const at = raw[i] as number;
-    const ms = raw[i + 1] as number;
+  for (const { atEpochMs, ms } of samples) {
     all.push(ms);
-    if (window && at >= window.from && at <= window.to) during.push(ms);
+    if (window && atEpochMs >= window.from && atEpochMs <= window.to) during.push(ms);
   }
   const acks = report.acked.map((a) => a.ackMs);
   const result = {

@@ -13,7 +13,6 @@
  * during that apply (issue 11). And on L, what changes next over 31 days against one till query per item
  * (issue 13, bench/changes.ts). `--json` prints one JSON object; `--sizes S,M` runs a subset.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -24,6 +23,7 @@ import { dateOf, dayOf, encode, generateChains, Prng, todayInZone, type Generato
 import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
 import { describeChanges, measureChanges, type ChangesBench } from './changes';
+import { startTillProcess } from './till-process';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
 interface SizeSpec {
@@ -203,34 +203,6 @@ interface SizeResult {
   duringApply?: DuringApply;
 }
 
-/** A till in its own process (bench/till-reader-child.ts) reading prices and availability by PLU. */
-async function startTillProcess(work: string, tillFile: string, locationId: number, plus: readonly string[]): Promise<{ stop: (fromEpochMs: number, toEpochMs: number) => Promise<number[]> }> {
-  const pluFile = path.join(work, 'till-plus.json');
-  const samplesFile = path.join(work, 'till-samples.json');
-  fs.writeFileSync(pluFile, JSON.stringify(plus));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'till-reader-child.ts'), tillFile, samplesFile, String(locationId), '0', pluFile], {
-    cwd: path.join(__dirname, '..'),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => resolve());
-    void exited.then((code) => reject(new Error(`the till process exited (${code}) before it was ready`)));
-  });
-  return {
-    async stop(fromEpochMs, toEpochMs) {
-      child.kill('SIGTERM');
-      const code = await exited;
-      if (code !== 0) throw new Error(`the till process exited with ${code}`);
-      const raw = JSON.parse(fs.readFileSync(samplesFile, 'utf8')) as number[];
-      const during: number[] = [];
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]! >= fromEpochMs && raw[i]! <= toEpochMs) during.push(raw[i + 1]!);
-      if (during.length < 1000) throw new Error(`the till process made only ${during.length} lookups during the apply`);
-      return during;
-    },
-  };
-}
-
 async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
   const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
   const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, ...spec.options });
@@ -295,7 +267,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       }
       // During the apply of a second L-sized update: small deliveries keep coming, the till keeps reading.
       const edit = nextPriceEdit(body);
-      const ownTill = tillInOwnProcess ? await startTillProcess(work, storeFilePath(dataDir, 'till'), update.locationId, plus) : null;
+      const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus }) : null;
       await agent.loopDelayStart();
       const editAck = await post(agent.url, edit);
       if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
@@ -330,7 +302,11 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       await Promise.all([watcher, sender, tillReads]);
       const applyEnded = performance.now();
       const editApplyMs = applyEnded - applyStarted;
-      if (ownTill) duringLookups.push(...(await ownTill.stop(performance.timeOrigin + applyStarted, performance.timeOrigin + applyEnded)));
+      if (ownTill) {
+        const [from, to] = [performance.timeOrigin + applyStarted, performance.timeOrigin + applyEnded];
+        for (const sample of await ownTill.stop()) if (sample.atEpochMs >= from && sample.atEpochMs <= to) duringLookups.push(sample.ms);
+        if (duringLookups.length < 1000) throw new Error(`the till process made only ${duringLookups.length} lookups during the apply`);
+      }
       const loopDelay = await agent.loopDelayStop();
       const idleP99 = percentile(idleAcks, 99);
       duringApply = {

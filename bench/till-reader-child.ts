@@ -30,10 +30,12 @@ process.once('SIGTERM', () => {
 });
 
 async function loop(): Promise<void> {
-  for (const location of pluList ? locations : []) {
-    for (const plu of pluList ?? []) {
-      prices.all(location, plu);
-      availability.all(location, plu);
+  if (pluList) {
+    for (const location of locations) {
+      for (const plu of pluList) {
+        prices.all(location, plu);
+        availability.all(location, plu);
+      }
     }
   }
   process.stdout.write('READY till-reader\n');

@@ -102,17 +102,18 @@ export class Applier {
         `INSERT INTO applied_updates (inbox_id, location_id, change_sequence, applied_at, apply_ms, baseline, forced, rows_written)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      latestApplied: till.prepare<[], { id: number; location_id: number; change_sequence: number }>(
-        `SELECT a.inbox_id AS id, a.location_id, a.change_sequence FROM locations l
+      latestApplied: till.prepare<[], { id: number }>(
+        `SELECT a.inbox_id AS id FROM locations l
          JOIN applied_updates a ON a.location_id = l.location_id AND a.change_sequence = l.last_change_sequence`,
       ),
-      inboxState: agent.prepare<[number], { state: string }>('SELECT state FROM inbox WHERE id = ?'),
+      pendingById: agent.prepare<[number], { id: number; location_id: number; change_sequence: number }>(
+        "SELECT id, location_id, change_sequence FROM inbox WHERE id = ? AND state = 'pending'",
+      ),
       pendingIds: agent.prepare<[], { id: number; location_id: number; change_sequence: number }>("SELECT id, location_id, change_sequence FROM inbox WHERE state = 'pending'"),
       pendingLocations: agent.prepare<[], { location_id: number }>("SELECT DISTINCT location_id FROM inbox WHERE state = 'pending' ORDER BY location_id"),
       pendingFor: agent.prepare<[number], PendingRow & { received_at: string; source: string }>(
         "SELECT id, change_sequence, parent_change_sequence, received_at, source FROM inbox WHERE location_id = ? AND state = 'pending' ORDER BY change_sequence, id",
       ),
-      markStale: agent.prepare("UPDATE inbox SET state = 'stale', note = ? WHERE id = ? AND state = 'pending'"),
       markStaleUpTo: agent.prepare<[string, number, number]>(
         "UPDATE inbox SET state = 'stale', note = ? WHERE location_id = ? AND state = 'pending' AND change_sequence <= ?",
       ),
@@ -145,8 +146,9 @@ export class Applier {
    */
   reconcile(): number {
     let finished = 0;
+    // Each candidate is the inbox's own row, so the check below compares agent.db with the till file.
     const candidates = this.fullyReconciled
-      ? this.stmt.latestApplied.all().filter((r) => this.stmt.inboxState.get(r.id)?.state === 'pending')
+      ? this.stmt.latestApplied.all().flatMap((applied) => this.stmt.pendingById.get(applied.id) ?? [])
       : this.stmt.pendingIds.all();
     for (const { id, location_id, change_sequence } of candidates) {
       const record = this.stmt.appliedRecord.get(id);
@@ -252,23 +254,16 @@ export class Applier {
       const row = this.stmt.nextLink.get(locationId, last, last);
       return row ? { row, baseline: false, last } : null;
     }
+    // No update applied yet: the location's baseline (decideApply says which, by policy).
     const pending = this.stmt.pendingFor.all(locationId);
     // Only webhook deliveries settle: an operator's import is meant to apply now.
     const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
-    if (last === null && this.policy === 'auto' && webhookDeliveries.length > 0) {
+    if (this.policy === 'auto' && webhookDeliveries.length > 0) {
       const earliest = Math.min(...webhookDeliveries.map((p) => Date.parse(p.received_at)));
       if (baselineSettleRemaining(earliest, Date.now(), this.baselineSettleMs) > 0) return null;
     }
     for (const row of pending) {
-      const decision = decideApply(
-        { lastApplied: last },
-        { changeSequence: row.change_sequence, parentChangeSequence: row.parent_change_sequence },
-        this.policy,
-      );
-      if (decision.kind === 'stale') {
-        this.stmt.markStale.run(`not newer than the applied ChangeSequence ${last}`, row.id);
-        continue;
-      }
+      const decision = decideApply({ lastApplied: null }, { changeSequence: row.change_sequence, parentChangeSequence: row.parent_change_sequence }, this.policy);
       if (decision.kind === 'apply') return { row, baseline: decision.baseline, last };
     }
     return null;

@@ -55,6 +55,12 @@ describe('reconcile after a crash between the two commits', () => {
       core.drain();
       assert.equal(stateOf(core, second.inboxId), 'applied');
       assert.equal(stateOf(core, other.inboxId), 'applied');
+      // The same check compares the inbox's own row with the till's record: a pending row that only
+      // shares the id of location 52's latest apply (another update) is left alone.
+      core.agentDb.prepare("UPDATE inbox SET state = 'pending', change_sequence = 70 WHERE id = ?").run(other.inboxId);
+      assert.equal(core.applier!.reconcile(), 0);
+      assert.equal(stateOf(core, other.inboxId), 'pending');
+      core.agentDb.prepare("UPDATE inbox SET state = 'applied', change_sequence = 7 WHERE id = ?").run(other.inboxId);
 
       // A state no stop of this applier can leave (an older apply undone, as a restored agent.db
       // could hold): the running applier's check of the latest applies leaves it ...
