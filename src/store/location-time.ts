@@ -6,7 +6,8 @@ import type { Db } from './database';
 /**
  * "Today" per location, one definition for the till and the agent: the till file's _today views and
  * locationToday() below (behind `lookup` and the status window) both take the location's date from
- * location_utc_offsets, which the applier keeps (docs/pos-database.md, "Today at each location").
+ * location_days, which the applier derives from location_utc_offsets whenever it writes them
+ * (docs/pos-database.md, "Today at each location").
  */
 
 /** How far ahead offsets are written, and how little may remain before they are written again. */
@@ -17,24 +18,45 @@ const OFFSETS_START_BACK_MS = 7 * 86_400_000;
 const YEAR_MS = 365.25 * 86_400_000;
 
 /**
- * The location's date at an instant, as SQL: `loc` and `now` are SQL expressions (the views use
- * p.location_id and 'now'). The view text in migration till/002 is this with those arguments; a test
- * keeps the two the same.
+ * How the _today views (till migration 004) find a location's day row at an instant: `loc` and `now`
+ * are SQL expressions (the views use i.location_id and 'now'). Bounded to day rows that started in the
+ * last two days (none is longer than 25 hours), so SQLite reads at most two. A test checks that the
+ * views' text contains this.
  */
-export function offsetTodaySql(loc: string, now: string): string {
-  return (
-    `(SELECT date(${now}, o.offset_minutes || ' minutes') FROM location_utc_offsets o ` +
-    `WHERE o.location_id = ${loc} AND o.from_utc <= datetime(${now}) ORDER BY o.from_utc DESC LIMIT 1)`
-  );
+export function localDayMatchSql(loc: string, now: string): string {
+  return `d.location_id = ${loc} AND d.utc_from <= datetime(${now}) AND d.utc_from > datetime(${now}, '-2 days') AND d.utc_to > datetime(${now})`;
 }
 
 /**
- * The location's date at `at` as the _today views compute it, or null when the till file has no
- * offsets for it (the views then fall back to the reading PC's local date; callers here fall back to
- * the location's configured timezone, which is what the applier writes the offsets from).
+ * location_days from location_utc_offsets, in SQL: each period of constant offset cut at the
+ * location's local midnights. `@location` names the location whose offsets were just written. Till
+ * migration 004 runs the same statement without the WHERE for every location (a test keeps the two
+ * the same).
+ */
+export const LOCAL_DAYS_FROM_OFFSETS_SQL = `WITH RECURSIVE day (location_id, period_from, period_to, offset_minutes, local_date) AS (
+  SELECT location_id, from_utc, to_utc, offset_minutes, date(from_utc, offset_minutes || ' minutes')
+  FROM location_utc_offsets WHERE location_id = @location
+  UNION ALL
+  SELECT location_id, period_from, period_to, offset_minutes, date(local_date, '+1 day')
+  FROM day
+  WHERE datetime(local_date, '+1 day', (-offset_minutes) || ' minutes') < period_to
+)
+INSERT INTO location_days (location_id, utc_from, utc_to, local_date)
+SELECT location_id,
+       max(period_from, datetime(local_date, (-offset_minutes) || ' minutes')),
+       min(period_to, datetime(local_date, '+1 day', (-offset_minutes) || ' minutes')),
+       local_date
+FROM day`;
+
+/**
+ * The location's date at `at` as the _today views compute it, or null when the till file has no day
+ * row for that instant (the views then fall back to the reading PC's local date; callers here fall
+ * back to the location's configured timezone, which is what the applier writes the offsets from).
  */
 export function locationToday(till: Db, locationId: number, at: Date = new Date()): IsoDate | null {
-  const row = till.prepare<[{ now: string }], { today: string | null }>(`SELECT ${offsetTodaySql(String(Math.trunc(locationId)), '@now')} AS today`).get({ now: sqliteUtc(at.getTime()) });
+  const row = till
+    .prepare<[{ now: string }], { today: string | null }>(`SELECT (SELECT d.local_date FROM location_days d WHERE ${localDayMatchSql(String(Math.trunc(locationId)), '@now')}) AS today`)
+    .get({ now: sqliteUtc(at.getTime()) });
   const today = row?.today ?? null;
   return today !== null && isIsoDate(today) ? today : null;
 }
@@ -45,32 +67,42 @@ export function configuredTimezone(config: Pick<Config, 'locations' | 'defaultTi
 }
 
 /**
- * Writes the location's offsets again when they are missing, were written for another timezone, or
- * reach less than OFFSETS_REWRITE_BELOW_YEARS ahead. Returns whether it wrote. Runs in the caller's
+ * Writes the location's offsets (and so its days) again when they are missing, were written for
+ * another timezone, or reach less than OFFSETS_REWRITE_BELOW_YEARS ahead, or its days do not end where
+ * its offsets do. Returns whether it wrote. Runs in the caller's
  * transaction if there is one (the applier's apply), else in its own.
  */
 export function ensureLocationOffsets(till: Db, locationId: number, timeZone: string, nowMs: number = Date.now()): boolean {
   const current = till
-    .prepare<[number], { timezone: string | null; until: string | null; zones: number }>(
-      'SELECT min(timezone) AS timezone, max(to_utc) AS until, count(DISTINCT timezone) AS zones FROM location_utc_offsets WHERE location_id = ?',
+    .prepare<[{ location: number }], { timezone: string | null; until: string | null; zones: number; days_until: string | null }>(
+      `SELECT min(timezone) AS timezone, max(to_utc) AS until, count(DISTINCT timezone) AS zones,
+              (SELECT max(utc_to) FROM location_days WHERE location_id = @location) AS days_until
+       FROM location_utc_offsets WHERE location_id = @location`,
     )
-    .get(locationId);
+    .get({ location: locationId });
   const fresh =
     current !== undefined && current.zones === 1 && current.timezone === timeZone && current.until !== null &&
-    current.until >= sqliteUtc(nowMs + OFFSETS_REWRITE_BELOW_YEARS * YEAR_MS);
+    current.until >= sqliteUtc(nowMs + OFFSETS_REWRITE_BELOW_YEARS * YEAR_MS) && current.days_until === current.until;
   if (fresh) return false;
   writeLocationOffsets(till, locationId, timeZone, nowMs - OFFSETS_START_BACK_MS, nowMs + OFFSETS_YEARS_AHEAD * YEAR_MS);
   return true;
 }
 
-/** Replaces the location's offsets with those of `timeZone` over [fromMs, toMs). */
+/**
+ * Replaces the location's offsets with those of `timeZone` over [fromMs, toMs), and its days with those
+ * derived from them, in one transaction: a till never sees the one without the other.
+ */
 export function writeLocationOffsets(till: Db, locationId: number, timeZone: string, fromMs: number, toMs: number): void {
   const intervals = offsetIntervals(timeZone, fromMs, toMs);
   const remove = till.prepare('DELETE FROM location_utc_offsets WHERE location_id = ?');
+  const removeDays = till.prepare('DELETE FROM location_days WHERE location_id = ?');
   const insert = till.prepare('INSERT INTO location_utc_offsets (location_id, from_utc, to_utc, offset_minutes, timezone) VALUES (?, ?, ?, ?, ?)');
+  const deriveDays = till.prepare(LOCAL_DAYS_FROM_OFFSETS_SQL);
   till.transaction(() => {
     remove.run(locationId);
+    removeDays.run(locationId);
     for (const i of intervals) insert.run(locationId, sqliteUtc(i.fromMs), sqliteUtc(i.toMs), i.offsetMinutes, timeZone);
+    deriveDays.run({ location: locationId });
   })();
 }
 

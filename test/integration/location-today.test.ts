@@ -3,11 +3,12 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { addDays, todayIn } from '../../src/domain/dates';
+import { offsetIntervals, sqliteUtc } from '../../src/domain/utc-offsets';
 import { Agent } from '../../src/agent';
 import { silentLogger } from '../../src/log';
 import { openDatabase, openReadOnly, storeFilePath } from '../../src/store/database';
 import { appliedMigrations } from '../../src/store/database';
-import { ensureAllLocationOffsets, locationToday, offsetTodaySql, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
+import { ensureAllLocationOffsets, LOCAL_DAYS_FROM_OFFSETS_SQL, localDayMatchSql, locationToday, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
 import { TILL_MIGRATIONS } from '../../src/store/migrations';
 import { startAdminAgent } from '../helpers/admin';
 import { startTestAgent } from '../helpers/agent';
@@ -54,6 +55,12 @@ function atStableDates(check: (today: Record<number, string>) => void): void {
       if (attempt >= 2 || JSON.stringify(before) === JSON.stringify(after)) throw err;
     }
   }
+}
+
+/** Offsets as the agent wrote them before till migration 004 (no location_days table yet). */
+function writeOffsetsBefore004(db: ReturnType<typeof openDatabase>, locationId: number, timeZone: string, fromMs: number, toMs: number): void {
+  const insert = db.prepare('INSERT INTO location_utc_offsets (location_id, from_utc, to_utc, offset_minutes, timezone) VALUES (?, ?, ?, ?, ?)');
+  for (const i of offsetIntervals(timeZone, fromMs, toMs)) insert.run(locationId, sqliteUtc(i.fromMs), sqliteUtc(i.toMs), i.offsetMinutes, timeZone);
 }
 
 function sqlite3(file: string, tz: string, sql: string): unknown[] {
@@ -164,14 +171,110 @@ describe("the _today views use each location's own date", () => {
       const normalise = (s: string): string => s.replace(/\s+/g, ' ');
       for (const view of ['pos_prices_today', 'pos_availability_today']) {
         const text = (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(view) as { sql: string }).sql;
-        assert.ok(normalise(text).includes(normalise(offsetTodaySql('l.location_id', "'now'"))), view);
+        assert.ok(normalise(text).includes(`LEFT JOIN location_days d ON ${normalise(localDayMatchSql('i.location_id', "'now'"))}`), view);
       }
     } finally {
       db.close();
     }
   });
 
-  it('a till file made under migration 002 answers the same rows after 003 (offsets, none, open-ended, readers in three zones)', () => {
+  it('location_days: contiguous local days that agree with Intl at every boundary and at random instants, in 15 zones', () => {
+    // Zones with DST, half-hour and 45-minute offsets, DST of 30 minutes (Lord Howe), negative DST in
+    // the IANA data (Dublin), Ramadan changes (Casablanca), the dateline extremes; over a window that
+    // holds a year end and 29 February 2028.
+    const zones = [
+      'UTC', 'Europe/London', 'Europe/Dublin', 'America/New_York', 'America/St_Johns', 'America/Santiago', 'Africa/Casablanca', 'Asia/Kolkata',
+      'Asia/Kathmandu', 'Asia/Tehran', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Pacific/Apia',
+    ];
+    const from = Date.parse('2027-12-20T00:00:00Z');
+    const to = Date.parse('2029-01-10T00:00:00Z');
+    const db = openDatabase(storeFilePath(tempDir('pos-sync-today-days-'), 'till'));
+    const formatters = new Map(zones.map((z) => [z, new Intl.DateTimeFormat('en-CA', { timeZone: z, year: 'numeric', month: '2-digit', day: '2-digit' })]));
+    const intlDate = (zone: string, ms: number): string => formatters.get(zone)!.format(new Date(ms));
+    const ms = (utc: string): number => Date.parse(`${utc.replace(' ', 'T')}Z`);
+    const at = db.prepare<[{ location: number; now: string }], { today: string | null }>(
+      `SELECT (SELECT d.local_date FROM location_days d WHERE ${localDayMatchSql('@location', '@now')}) AS today`,
+    );
+    const viewDate = (location: number, instant: number): string | null => at.get({ location, now: sqliteUtc(instant) })?.today ?? null;
+    let seed = 11;
+    const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    try {
+      let leapDayRows = 0;
+      zones.forEach((zone, index) => {
+        const location = 100 + index;
+        writeLocationOffsets(db, location, zone, from, to);
+        const offsets = db.prepare('SELECT from_utc, to_utc FROM location_utc_offsets WHERE location_id = ? ORDER BY from_utc').all(location) as { from_utc: string; to_utc: string }[];
+        const days = db.prepare('SELECT utc_from, utc_to, local_date FROM location_days WHERE location_id = ? ORDER BY utc_from').all(location) as { utc_from: string; utc_to: string; local_date: string }[];
+        assert.equal(days[0]!.utc_from, offsets[0]!.from_utc, zone);
+        assert.equal(days.at(-1)!.utc_to, offsets.at(-1)!.to_utc, zone);
+        for (let i = 0; i < days.length; i++) {
+          const day = days[i]!;
+          const start = ms(day.utc_from);
+          const end = ms(day.utc_to);
+          assert.ok(end - start <= 25 * 3_600_000, `${zone} ${JSON.stringify(day)}: longer than 25 hours`);
+          if (i > 0) {
+            assert.equal(day.utc_from, days[i - 1]!.utc_to, `${zone}: a gap or overlap before ${day.utc_from}`);
+            // A new row starts a new local date, or continues the same one across an offset change.
+            assert.ok(day.local_date === days[i - 1]!.local_date || day.local_date === addDays(days[i - 1]!.local_date as never, 1), `${zone} ${day.utc_from}`);
+          }
+          if (day.local_date === '2028-02-29') leapDayRows++;
+          // The row's first and last second, and the query the views run at both, say the same as Intl.
+          for (const instant of [start, end - 1000, start + Math.floor(random() * (end - start))]) {
+            const want = intlDate(zone, instant);
+            assert.equal(day.local_date, want, `${zone} at ${new Date(instant).toISOString()}`);
+            const got = viewDate(location, instant);
+            if (got !== want) assert.fail(`${zone} at ${new Date(instant).toISOString()}: views ${got}, Intl ${want}`);
+          }
+        }
+        // Random instants anywhere in the window.
+        for (let k = 0; k < 300; k++) {
+          const instant = from + Math.floor(random() * (to - from - 60_000)) + 60_000;
+          assert.equal(viewDate(location, instant), intlDate(zone, instant), `${zone} at ${new Date(instant).toISOString()}`);
+        }
+        // Outside the rows: no day, and the views use the reading PC's date.
+        assert.equal(viewDate(location, from - 1000), null, zone);
+        assert.equal(viewDate(location, ms(days.at(-1)!.utc_to)), null, zone);
+        assert.equal(viewDate(location, ms(days.at(-1)!.utc_to) + 400 * 86_400_000), null, zone);
+      });
+      assert.equal(leapDayRows >= zones.length, true, '29 February 2028 is in every zone');
+      // Rewriting replaces a location's days, never adds to them.
+      const count = (): number => (db.prepare('SELECT count(*) AS n FROM location_days WHERE location_id = 100').get() as { n: number }).n;
+      const before = count();
+      writeLocationOffsets(db, 100, 'UTC', from, to);
+      assert.equal(count(), before);
+      assert.equal(before, (to - from) / 86_400_000);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('till migration 004 derives the days with the same statement the applier runs', () => {
+    const migration = TILL_MIGRATIONS.find((m) => m.version === 4)!;
+    const normalise = (text: string): string => text.replace(/\s+/g, ' ').trim();
+    assert.ok(normalise(migration.sql).includes(`${normalise(LOCAL_DAYS_FROM_OFFSETS_SQL.replace(' WHERE location_id = @location', ''))};`), 'migration 004 and LOCAL_DAYS_FROM_OFFSETS_SQL differ');
+    // And on a file with offsets written under 003, the migration's days are those the writer derives.
+    const file = storeFilePath(tempDir('pos-sync-today-004-'), 'till');
+    const old = openDatabase(file, { migrations: TILL_MIGRATIONS.slice(0, 3) });
+    try {
+      writeOffsetsBefore004(old, 1, 'Pacific/Chatham', Date.now() - 7 * 86_400_000, Date.now() + 2 * 365 * 86_400_000);
+      writeOffsetsBefore004(old, 2, 'America/St_Johns', Date.now() - 7 * 86_400_000, Date.now() + 2 * 365 * 86_400_000);
+    } finally {
+      old.close();
+    }
+    const upgraded = openDatabase(file);
+    try {
+      const days = (): unknown[] => upgraded.prepare('SELECT * FROM location_days ORDER BY location_id, utc_from').all();
+      const migrated = days();
+      assert.ok(migrated.length > 2 * 700, `${migrated.length} day rows`);
+      const offsets = upgraded.prepare('SELECT location_id, min(from_utc) AS f, max(to_utc) AS t, min(timezone) AS z FROM location_utc_offsets GROUP BY location_id').all() as { location_id: number; f: string; t: string; z: string }[];
+      for (const o of offsets) writeLocationOffsets(upgraded, o.location_id, o.z, Date.parse(`${o.f.replace(' ', 'T')}Z`), Date.parse(`${o.t.replace(' ', 'T')}Z`));
+      assert.deepEqual(days(), migrated);
+    } finally {
+      upgraded.close();
+    }
+  });
+
+  it('a till file made under migration 002 answers the same rows after 003 and 004 (offsets, none, open-ended, readers in three zones)', () => {
     const file = storeFilePath(tempDir('pos-sync-today-003-'), 'till');
     // Locations 1 and 2 have offsets; 5 has none (a file an older agent wrote), so both views fall back
     // to the reader's local date for it. Each has yesterday's, today's and an open-ended range from
@@ -179,8 +282,8 @@ describe("the _today views use each location's own date", () => {
     const old = openDatabase(file, { migrations: TILL_MIGRATIONS.slice(0, 2) });
     try {
       assert.deepEqual(appliedMigrations(old).map((m) => m.version), [1, 2]);
-      writeLocationOffsets(old, 1, ZONES[1]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
-      writeLocationOffsets(old, 2, ZONES[2]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
+      writeOffsetsBefore004(old, 1, ZONES[1]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
+      writeOffsetsBefore004(old, 2, ZONES[2]!, Date.now() - 7 * 86_400_000, Date.now() + 365 * 86_400_000);
       const price = old.prepare(
         `INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id)
          VALUES (?, ?, ?, ?, ?, 'S', 20, ?, ?, 'GBP', 1)`,
@@ -274,6 +377,10 @@ describe("the _today views use each location's own date", () => {
       db.prepare('INSERT INTO locations (location_id) VALUES (5)').run();
       assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 1);
       assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 0, 'fresh: left alone');
+      // Offsets without their days (a file where they were lost or cut short): written again, both.
+      db.prepare("DELETE FROM location_days WHERE location_id = 5 AND utc_from > date('now', '+1 year')").run();
+      assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 1, 'days cut short: written again');
+      assert.equal(ensureAllLocationOffsets(db, () => 'Europe/London'), 0);
       assert.equal(ensureAllLocationOffsets(db, () => 'Asia/Tokyo'), 1);
       const rows = db.prepare('SELECT DISTINCT timezone, offset_minutes FROM location_utc_offsets WHERE location_id = 5').all();
       assert.deepEqual(rows, [{ timezone: 'Asia/Tokyo', offset_minutes: 540 }]);

@@ -43,7 +43,7 @@ describe('upgrading a 0.1 data folder (one file) to three files', () => {
       // The till's file: the contract only, readable by old SQLite builds (no STRICT anywhere).
       const tillFile = storeFilePath(dir, 'till');
       const tables = readAll(tillFile, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%' ORDER BY name").map((r) => (r as { name: string }).name);
-      assert.deepEqual(tables, ['applied_updates', 'availability_ranges', 'item_changes', 'items', 'location_utc_offsets', 'locations', 'price_ranges', 'schema_migrations', 'sqlite_sequence']);
+      assert.deepEqual(tables, ['applied_updates', 'availability_ranges', 'item_changes', 'items', 'location_days', 'location_utc_offsets', 'locations', 'price_ranges', 'schema_migrations', 'sqlite_sequence']);
       const strict = readAll(tillFile, "SELECT name FROM sqlite_master WHERE sql LIKE '%STRICT%'");
       assert.deepEqual(strict, []);
       assert.deepEqual(readAll(tillFile, PRICES), pricesBefore, 'what the till charges is unchanged');

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
 import { storeFilePath } from '../../src/store/database';
-import { offsetTodaySql } from '../../src/store/location-time';
+import { writeLocationOffsets } from '../../src/store/location-time';
 import { sampleBodies, tempDir, testConfig } from '../helpers/fixtures';
 
 /**
@@ -57,6 +57,14 @@ function tillWithSamples(): string {
 describe('the till file and old SQLite builds', () => {
   it('opens and answers the POS views in SQLite 3.31.1, exactly as in this build', async () => {
     const file = tillWithSamples();
+    // Day rows over the samples' dates (December 2026 to February 2027), whenever this test runs: the
+    // agent writes them from a week back, so after March 2027 it would have none there.
+    const writer = new Database(file);
+    for (const { location_id } of writer.prepare('SELECT location_id FROM locations').all() as { location_id: number }[]) {
+      writeLocationOffsets(writer, location_id, 'Europe/London', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2027-04-01T00:00:00Z'));
+    }
+    writer.pragma('wal_checkpoint(TRUNCATE)');
+    writer.close();
     const SQL = await sqlite331();
     const old = new SQL.Database(imageOf(file));
     const current = new Database(file, { readonly: true });
@@ -66,7 +74,7 @@ describe('the till file and old SQLite builds', () => {
       for (const view of VIEWS) assert.ok(old.exec(`EXPLAIN SELECT * FROM ${view}`).length > 0, view);
       // And answers the same rows. (This Emscripten build has no localtime(), which the _today views'
       // fallback date('now', 'localtime') needs: SQLite evaluates it once per statement even when each
-      // location's offsets make it unused. Their offset logic is run in 3.31.1 just below.)
+      // location's day rows make it unused. Their text is run in 3.31.1 just below.)
       for (const view of VIEWS.filter((v) => !v.endsWith('_today'))) {
         const sql = `SELECT * FROM ${view} ORDER BY 1, 2, 3, 4`;
         const got = old.exec(sql)[0]?.values ?? [];
@@ -74,13 +82,28 @@ describe('the till file and old SQLite builds', () => {
         assert.deepEqual(got, want, view);
       }
       assert.ok((old.exec('SELECT count(*) FROM pos_prices')[0]!.values[0]![0] as number) > 0, 'the samples are in the views');
-      // The _today views' offset logic in 3.31.1. This build cannot read 'now' as a time (its time() and
-      // datetime() need a libc call Emscripten left out), so both engines run it at the same explicit
-      // instant, and this build's views are checked against the same query at 'now'.
-      const instant = `'${new Date().toISOString().slice(0, 19).replace('T', ' ')}'`;
-      for (const [view, base, alias] of [['pos_prices_today', 'pos_prices', 'p'], ['pos_availability_today', 'pos_availability', 'a']] as const) {
-        const at = (now: string): string => `SELECT * FROM ${base} ${alias} WHERE ${offsetTodaySql(`${alias}.location_id`, now)} BETWEEN date_from AND date_to ORDER BY 1, 2, 3, 4`;
-        assert.deepEqual(old.exec(at(instant))[0]?.values ?? [], current.prepare(at(instant)).raw().all(), `${view} at ${instant}`);
+      // The _today views themselves in 3.31.1. This build cannot read 'now' as a time (its time() and
+      // datetime() need a libc call Emscripten left out), so both engines run each view's own text with
+      // an explicit instant in place of 'now', and the fallback for an instant without a day row (the
+      // PC's local date) replaced by a date no range contains: every sample location has its day rows,
+      // and the test fails if a row depended on the fallback. This build's views are then checked
+      // against the same text at 'now'.
+      const instant = "'2026-12-25 12:00:00'";
+      for (const view of ['pos_prices_today', 'pos_availability_today']) {
+        const text = (current.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(view) as { sql: string }).sql;
+        const select = text.slice(text.indexOf(' AS\nSELECT') + 4).replace("date('now', 'localtime')", "'0000-01-01'");
+        assert.ok(select.startsWith('SELECT') && !select.includes('localtime'), select);
+        const at = (now: string): string => `SELECT * FROM (${select.replaceAll("'now'", now)}) ORDER BY 1, 2, 3, 4`;
+        // This build's datetime() also fails with any modifier ("qa is not a function", a libc call
+        // Emscripten left out; date() with a modifier works): the day rows' lower bound is given to it
+        // as the value this build computes. Real 3.31 builds have had the modifier since 3.0.
+        const bound = `datetime(${instant}, '-2 days')`;
+        assert.ok(at(instant).includes(bound), 'the views bound the day rows to two days');
+        const at331 = at(instant).replaceAll(bound, `'${(current.prepare(`SELECT ${bound} AS b`).get() as { b: string }).b}'`);
+        const rows = current.prepare(at(instant)).raw().all();
+        assert.ok(rows.length > 0, `${view}: the samples have rows on ${instant}`);
+        assert.deepEqual(old.exec(at331)[0]?.values ?? [], rows, `${view} at ${instant}`);
+        assert.deepEqual(current.prepare(at331).raw().all(), rows, `${view} at ${instant}, with the bound given`);
         assert.deepEqual(current.prepare(`SELECT * FROM ${view} ORDER BY 1, 2, 3, 4`).raw().all(), current.prepare(at("'now'")).raw().all(), view);
       }
       assert.ok((old.exec('SELECT count(*) FROM pos_changes')[0]!.values[0]![0] as number) > 0, 'the samples are in the change feed');

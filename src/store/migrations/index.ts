@@ -4,6 +4,7 @@ import * as staff001 from './staff/001-cache';
 import * as till001 from './till/001-contract';
 import * as till002 from './till/002-changes-and-location-today';
 import * as till003 from './till/003-today-once-per-location';
+import * as till004 from './till/004-location-days';
 
 export interface Migration {
   readonly version: number;
@@ -17,7 +18,7 @@ export interface Migration {
  */
 
 /** pos-sync.db: the till's file, the POS contract only. */
-export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }, { version: 3, ...till003 }];
+export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }, { version: 3, ...till003 }, { version: 4, ...till004 }];
 
 /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
 export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }];
