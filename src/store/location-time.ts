@@ -73,10 +73,11 @@ export function configuredTimezone(config: Pick<Config, 'locations' | 'defaultTi
  * transaction if there is one (the applier's apply), else in its own.
  */
 export function ensureLocationOffsets(till: Db, locationId: number, timeZone: string, nowMs: number = Date.now()): boolean {
+  // The last day row by its key (one search per apply; days are contiguous, so its end is theirs).
   const current = till
     .prepare<[{ location: number }], { timezone: string | null; until: string | null; zones: number; days_until: string | null }>(
       `SELECT min(timezone) AS timezone, max(to_utc) AS until, count(DISTINCT timezone) AS zones,
-              (SELECT max(utc_to) FROM location_days WHERE location_id = @location) AS days_until
+              (SELECT utc_to FROM location_days WHERE location_id = @location ORDER BY utc_from DESC LIMIT 1) AS days_until
        FROM location_utc_offsets WHERE location_id = @location`,
     )
     .get({ location: locationId });
