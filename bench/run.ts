@@ -10,9 +10,12 @@
  * Plus the till's lookup by PLU for today on the L data. For L, a second full-size update is then
  * applied while small deliveries for another location arrive and the till reads: the longest small
  * ack against the idle p99 small ack, the receiver's event-loop delay and the till's lookup times
- * during that apply (issue 11). And on L, what changes next over 31 days against one till query per item
+ * during that apply (issue 11), the lookups against the same reader's while a plain process at the
+ * applier's priority repeats the raw row insert (bench/plain-writer-child.ts) under the same small
+ * deliveries, just before. And on L, what changes next over 31 days against one till query per item
  * (issue 13, bench/changes.ts). `--json` prints one JSON object; `--sizes S,M` runs a subset.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -23,7 +26,8 @@ import { dateOf, dayOf, encode, generateChains, Prng, todayInZone, type Generato
 import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
 import { describeChanges, measureChanges, type ChangesBench } from './changes';
-import { startTillProcess } from './till-process';
+import { createRawRowsTable, insertRawRows } from './raw-rows';
+import { startTillProcess, type TillSample } from './till-process';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
 interface SizeSpec {
@@ -108,17 +112,9 @@ function rawRowsInsertMs(dir: string, rows: number): number {
   const runs: number[] = [];
   for (let r = 0; r < 3; r++) {
     const db = freshDb(dir, `rows-${r}.db`);
-    db.exec(`CREATE TABLE price_ranges (id INTEGER PRIMARY KEY, location_id INTEGER NOT NULL, item_id TEXT NOT NULL, tariff_name TEXT NOT NULL,
-      date_from TEXT NOT NULL, date_to TEXT NOT NULL, price_model TEXT, tax_code TEXT NOT NULL, tax_rate INTEGER NOT NULL,
-      sell_price_minor INTEGER NOT NULL, sell_price TEXT NOT NULL, currency TEXT NOT NULL, source_inbox_id INTEGER NOT NULL) STRICT;
-      CREATE INDEX price_ranges_key ON price_ranges (location_id, item_id, tariff_name, date_from);
-      CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);
-      CREATE INDEX price_ranges_ended ON price_ranges (date_to);`);
-    const insert = db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    createRawRowsTable(db);
     const started = performance.now();
-    db.transaction(() => {
-      for (let i = 0; i < rows; i++) insert.run(3000, `3000-${String(i % 5000).padStart(5, '0')}`, `Tariff ${i % 3}`, '2026-12-01', '2027-01-01', 'Standard', 'S', 20, 1150, '11.50', 'GBP', 1);
-    })();
+    insertRawRows(db, rows);
     runs.push(performance.now() - started);
     db.close();
   }
@@ -172,14 +168,23 @@ function smallUpdate(seq: number): Buffer {
   );
 }
 
+interface LookupStats {
+  readonly lookups: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
 interface DuringApply {
   /** The L-sized price edit applied while the rest was measured. */
   readonly applyMs: number;
   readonly idleSmallAck: { count: number; p50Ms: number; p99Ms: number };
   readonly smallAcksDuringApply: { count: number; p50Ms: number; maxMs: number };
   readonly eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
-  readonly tillLookupDuringApply: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number; reader: 'bench process' | 'own process' };
-  readonly ratios: { longestSmallAckVsIdleP99: number };
+  readonly tillLookupDuringApply: LookupStats & { reader: 'bench process' | 'own process' };
+  /** The same reader while a plain process at the applier's priority repeats the raw row-insert baseline, small deliveries arriving as during the apply. */
+  readonly tillLookupUnderPlainWriter: LookupStats & { windowMs: number; smallAcks: number };
+  readonly ratios: { longestSmallAckVsIdleP99: number; tillLookupP99VsPlainWriter: number };
 }
 
 interface SizeResult {
@@ -265,58 +270,107 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         if (r.status !== 200) throw new Error(`small delivery answered ${r.status}`);
         idleAcks.push(r.ms);
       }
-      // During the apply of a second L-sized update: small deliveries keep coming, the till keeps reading.
-      const edit = nextPriceEdit(body);
+      // The till's reader: the bench's own thread, or a process of its own (--till-process), started
+      // before the baseline window so both windows read from the same warm process.
       const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus }) : null;
-      await agent.loopDelayStart();
-      const editAck = await post(agent.url, edit);
-      if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
-      const applyStarted = performance.now();
-      const duringAcks: number[] = [];
-      const duringLookups: number[] = [];
-      let editApplied = false;
-      const watcher = (async () => {
-        while (state.get(update.locationId, update.changeSequence + 1)?.state !== 'applied') await new Promise((r) => setTimeout(r, 2));
-        editApplied = true;
-      })();
-      const sender = (async () => {
-        while (!editApplied) {
-          const r = await post(agent!.url, smallUpdate(seq++));
-          if (r.status !== 200) throw new Error(`small delivery answered ${r.status} during the apply`);
-          duringAcks.push(r.ms);
-          await new Promise((res) => setTimeout(res, 5));
+      let plainWriter: ReturnType<typeof spawn> | null = null;
+      try {
+        /**
+         * Small deliveries for another location one after another (5 ms apart) and, without a till
+         * process, the bench's till lookups in batches of 50, until `done()`.
+         */
+        const underLoad = async (done: () => boolean, acks: number[], lookupsOut: number[]): Promise<void> => {
+          const sender = (async () => {
+            while (!done()) {
+              const r = await post(agent!.url, smallUpdate(seq++));
+              if (r.status !== 200) throw new Error(`small delivery answered ${r.status} under load`);
+              acks.push(r.ms);
+              await new Promise((res) => setTimeout(res, 5));
+            }
+          })();
+          const tillReads = (async () => {
+            while (!done() && !ownTill) {
+              for (let i = 0; i < 50; i++) {
+                const plu = rng.pick(plus);
+                const t0 = performance.now();
+                prices.all(update.locationId, plu);
+                availability.all(update.locationId, plu);
+                lookupsOut.push(performance.now() - t0);
+              }
+              await new Promise((res) => setImmediate(res));
+            }
+          })();
+          await Promise.all([sender, tillReads]);
+        };
+        const ownTillSamples: TillSample[] = [];
+        const inWindow = (out: number[], from: number, to: number): void => {
+          for (const sample of ownTillSamples) if (sample.atEpochMs >= performance.timeOrigin + from && sample.atEpochMs <= performance.timeOrigin + to) out.push(sample.ms);
+        };
+
+        // Baseline for the till's lookups: the same small deliveries and reader while a plain process
+        // at the applier's priority repeats the raw row-insert baseline (its own file), for as long as
+        // the first L apply took, twice: what any writer of this size costs a till on this machine.
+        plainWriter = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'plain-writer-child.ts'), path.join(dataDir, 'plain-writer.db'), String(rowsWritten)], {
+          cwd: path.join(__dirname, '..'),
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        await new Promise<void>((resolve, reject) => {
+          plainWriter!.stdout!.once('data', () => resolve());
+          plainWriter!.once('exit', (code) => reject(new Error(`the plain writer exited (${code}) before it was ready`)));
+        });
+        const plainAcks: number[] = [];
+        const plainLookups: number[] = [];
+        const plainStarted = performance.now();
+        const plainMs = Math.max(2000, 2 * (appliedMs - ack.ms));
+        await underLoad(() => performance.now() - plainStarted >= plainMs, plainAcks, plainLookups);
+        const plainEnded = performance.now();
+        plainWriter.kill('SIGKILL');
+        await new Promise((res) => plainWriter!.once('exit', res));
+        plainWriter = null;
+
+        // During the apply of a second L-sized update: small deliveries keep coming, the till keeps reading.
+        const edit = nextPriceEdit(body);
+        await agent.loopDelayStart();
+        const editAck = await post(agent.url, edit);
+        if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
+        const applyStarted = performance.now();
+        const duringAcks: number[] = [];
+        const duringLookups: number[] = [];
+        let editApplied = false;
+        const watcher = (async () => {
+          while (state.get(update.locationId, update.changeSequence + 1)?.state !== 'applied') await new Promise((r) => setTimeout(r, 2));
+          editApplied = true;
+        })();
+        await Promise.all([watcher, underLoad(() => editApplied, duringAcks, duringLookups)]);
+        const applyEnded = performance.now();
+        const editApplyMs = applyEnded - applyStarted;
+        if (ownTill) {
+          ownTillSamples.push(...(await ownTill.stop()));
+          inWindow(plainLookups, plainStarted, plainEnded);
+          inWindow(duringLookups, applyStarted, applyEnded);
         }
-      })();
-      const tillReads = (async () => {
-        while (!editApplied && !ownTill) {
-          for (let i = 0; i < 50; i++) {
-            const plu = rng.pick(plus);
-            const t0 = performance.now();
-            prices.all(update.locationId, plu);
-            availability.all(update.locationId, plu);
-            duringLookups.push(performance.now() - t0);
-          }
-          await new Promise((res) => setImmediate(res));
+        for (const [what, got] of [['the apply', duringLookups], ['the plain writer', plainLookups]] as const) {
+          if (got.length < 1000) throw new Error(`the till made only ${got.length} lookups during ${what}`);
         }
-      })();
-      await Promise.all([watcher, sender, tillReads]);
-      const applyEnded = performance.now();
-      const editApplyMs = applyEnded - applyStarted;
-      if (ownTill) {
-        const [from, to] = [performance.timeOrigin + applyStarted, performance.timeOrigin + applyEnded];
-        for (const sample of await ownTill.stop()) if (sample.atEpochMs >= from && sample.atEpochMs <= to) duringLookups.push(sample.ms);
-        if (duringLookups.length < 1000) throw new Error(`the till process made only ${duringLookups.length} lookups during the apply`);
+        const loopDelay = await agent.loopDelayStop();
+        const idleP99 = percentile(idleAcks, 99);
+        const lookupStats = (xs: number[]): LookupStats => ({ lookups: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), maxMs: Math.max(...xs) });
+        duringApply = {
+          applyMs: editApplyMs,
+          idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
+          smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
+          eventLoopDelay: loopDelay,
+          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: ownTill ? 'own process' : 'bench process' },
+          tillLookupUnderPlainWriter: { ...lookupStats(plainLookups), windowMs: plainEnded - plainStarted, smallAcks: plainAcks.length },
+          ratios: {
+            longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99,
+            tillLookupP99VsPlainWriter: percentile(duringLookups, 99) / percentile(plainLookups, 99),
+          },
+        };
+      } finally {
+        plainWriter?.kill('SIGKILL');
+        ownTill?.kill();
       }
-      const loopDelay = await agent.loopDelayStop();
-      const idleP99 = percentile(idleAcks, 99);
-      duringApply = {
-        applyMs: editApplyMs,
-        idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
-        smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
-        eventLoopDelay: loopDelay,
-        tillLookupDuringApply: { lookups: duringLookups.length, p50Ms: percentile(duringLookups, 50), p99Ms: percentile(duringLookups, 99), maxMs: Math.max(...duringLookups), reader: ownTill ? 'own process' : 'bench process' },
-        ratios: { longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99 },
-      };
     }
     const peakAll = await agent.stats();
     reader.close();
@@ -406,6 +460,8 @@ function table(results: SizeResult[]): string {
       `  longest small ack / idle p99 small ack: ${d.ratios.longestSmallAckVsIdleP99.toFixed(2)}   target <= 10`,
       `  receiver event-loop delay: p50 ${d.eventLoopDelay.p50Ms.toFixed(2)} ms, p99 ${d.eventLoopDelay.p99Ms.toFixed(2)} ms (target <= 20 ms), max ${d.eventLoopDelay.maxMs.toFixed(2)} ms`,
       `  till lookup during the apply (${d.tillLookupDuringApply.reader}): ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,
+      `  the same reader for ${(d.tillLookupUnderPlainWriter.windowMs / 1000).toFixed(1)} s before, while a plain nice-10 process repeated the raw rows insert (${d.tillLookupUnderPlainWriter.smallAcks} small acks): ${d.tillLookupUnderPlainWriter.lookups} lookups, p50 ${d.tillLookupUnderPlainWriter.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupUnderPlainWriter.p99Ms.toFixed(3)} ms`,
+      `  till lookup p99 during the apply / under the plain writer: ${d.ratios.tillLookupP99VsPlainWriter.toFixed(2)}`,
     );
   }
   return lines.join('\n');
