@@ -6,7 +6,7 @@ import { cachedLocationTimezone, locationDescription } from './employees/locatio
 import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
-import type { Db } from './store/database';
+import { preparedStatement, type Db } from './store/database';
 import { Inbox, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
@@ -137,18 +137,16 @@ export class AgentCore {
 
   /** The audit record of an operator's import (who, what was stored or refused, how large). */
   auditImport(outcome: ReceiptOutcome, bytes: number, actor: string): void {
-    this.store.agent
-      .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
-      .run(
-        new Date().toISOString(),
-        actor,
-        'import',
-        JSON.stringify(
-          outcome.kind === 'stored'
-            ? { inboxId: outcome.inboxId, decision: outcome.decision, locationId: outcome.envelope.LocationID, changeSequence: outcome.envelope.ChangeSequence, bytes }
-            : { quarantineId: outcome.quarantineId, error: outcome.error, bytes },
-        ),
-      );
+    preparedStatement(this.store.agent, 'INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(
+      new Date().toISOString(),
+      actor,
+      'import',
+      JSON.stringify(
+        outcome.kind === 'stored'
+          ? { inboxId: outcome.inboxId, decision: outcome.decision, locationId: outcome.envelope.LocationID, changeSequence: outcome.envelope.ChangeSequence, bytes }
+          : { quarantineId: outcome.quarantineId, error: outcome.error, bytes },
+      ),
+    );
   }
 
   /** The manual delivery support sends: stored, then applied here (in-process applier only). */

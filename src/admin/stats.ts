@@ -1,5 +1,5 @@
 import { todayIn } from '../domain/dates';
-import type { Db } from '../store/database';
+import { preparedStatement, type Db } from '../store/database';
 
 export interface DailyStats {
   /** YYYY-MM-DD in the agent's default timezone, oldest first, one per day even when empty. */
@@ -59,16 +59,14 @@ export function dailyStats(db: Db, days: number, timeZone: string, now: Date = n
  * event when it changes (the CLI in another process can change the data too, so we look, not listen).
  */
 export function changeFingerprint(agent: Db, till: Db): string {
-  const row = agent
-    .prepare(
-      `SELECT (SELECT coalesce(max(id), 0) FROM deliveries) AS d,
-              (SELECT coalesce(max(id), 0) FROM audit_log) AS a,
-              (SELECT count(*) FROM inbox WHERE state = 'pending') AS p,
-              (SELECT count(*) FROM update_warnings WHERE acknowledged_at IS NULL) AS w`,
-    )
-    .get() as { d: number; a: number; p: number; w: number };
-  const applied = till
-    .prepare(`SELECT coalesce(group_concat(location_id || ':' || coalesce(last_change_sequence, '-'), ','), '') AS l FROM locations`)
-    .get() as { l: string };
+  // Polled by every open window: prepared once per connection (see preparedStatement).
+  const row = preparedStatement<[], { d: number; a: number; p: number; w: number }>(
+    agent,
+    `SELECT (SELECT coalesce(max(id), 0) FROM deliveries) AS d,
+            (SELECT coalesce(max(id), 0) FROM audit_log) AS a,
+            (SELECT count(*) FROM inbox WHERE state = 'pending') AS p,
+            (SELECT count(*) FROM update_warnings WHERE acknowledged_at IS NULL) AS w`,
+  ).get()!;
+  const applied = preparedStatement<[], { l: string }>(till, `SELECT coalesce(group_concat(location_id || ':' || coalesce(last_change_sequence, '-'), ','), '') AS l FROM locations`).get()!;
   return `${row.d}|${row.a}|${row.p}|${row.w}|${applied.l}`;
 }

@@ -6,6 +6,29 @@ import { AGENT_MIGRATIONS, STAFF_MIGRATIONS, TILL_MIGRATIONS, type Migration } f
 
 export type Db = Database.Database;
 
+const preparedByConnection = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/**
+ * The statement for `sql` on this connection, prepared on first use and kept with the connection.
+ * For code that runs per apply, per drain or per poll outside a class that holds its statements: a
+ * statement prepared on each call keeps its native memory (several KB) until V8 happens to collect its
+ * small wrapper, which under a long backlog meant hundreds of MB (70,000 calls of the offsets check
+ * grew a process by 390-570 MiB before this; docs/performance.md).
+ */
+export function preparedStatement<P extends unknown[] | object = unknown[], R = unknown>(db: Db, sql: string): Database.Statement<P, R> {
+  let statements = preparedByConnection.get(db);
+  if (!statements) {
+    statements = new Map();
+    preparedByConnection.set(db, statements);
+  }
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+  }
+  return statement as unknown as Database.Statement<P, R>;
+}
+
 /**
  * The agent keeps three SQLite files in its data folder, one per trust boundary (docs/operations.md):
  * - pos-sync.db: the till's file: the POS contract only (menu rows, views, applied sequence);

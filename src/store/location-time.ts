@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema';
 import { isIsoDate, type IsoDate } from '../domain/dates';
 import { offsetIntervals, sqliteUtc } from '../domain/utc-offsets';
-import type { Db } from './database';
+import { preparedStatement, type Db } from './database';
 
 /**
  * "Today" per location, one definition for the till and the agent: the till file's _today views and
@@ -54,9 +54,10 @@ FROM day`;
  * back to the location's configured timezone, which is what the applier writes the offsets from).
  */
 export function locationToday(till: Db, locationId: number, at: Date = new Date()): IsoDate | null {
-  const row = till
-    .prepare<[{ now: string }], { today: string | null }>(`SELECT (SELECT d.local_date FROM location_days d WHERE ${localDayMatchSql(String(Math.trunc(locationId)), '@now')}) AS today`)
-    .get({ now: sqliteUtc(at.getTime()) });
+  const row = preparedStatement<[{ location: number; now: string }], { today: string | null }>(till, `SELECT (SELECT d.local_date FROM location_days d WHERE ${localDayMatchSql('@location', '@now')}) AS today`).get({
+    location: Math.trunc(locationId),
+    now: sqliteUtc(at.getTime()),
+  });
   const today = row?.today ?? null;
   return today !== null && isIsoDate(today) ? today : null;
 }
@@ -74,13 +75,12 @@ export function configuredTimezone(config: Pick<Config, 'locations' | 'defaultTi
  */
 export function ensureLocationOffsets(till: Db, locationId: number, timeZone: string, nowMs: number = Date.now()): boolean {
   // The last day row by its key (one search per apply; days are contiguous, so its end is theirs).
-  const current = till
-    .prepare<[{ location: number }], { timezone: string | null; until: string | null; zones: number; days_until: string | null }>(
-      `SELECT min(timezone) AS timezone, max(to_utc) AS until, count(DISTINCT timezone) AS zones,
-              (SELECT utc_to FROM location_days WHERE location_id = @location ORDER BY utc_from DESC LIMIT 1) AS days_until
-       FROM location_utc_offsets WHERE location_id = @location`,
-    )
-    .get({ location: locationId });
+  const current = preparedStatement<[{ location: number }], { timezone: string | null; until: string | null; zones: number; days_until: string | null }>(
+    till,
+    `SELECT min(timezone) AS timezone, max(to_utc) AS until, count(DISTINCT timezone) AS zones,
+            (SELECT utc_to FROM location_days WHERE location_id = @location ORDER BY utc_from DESC LIMIT 1) AS days_until
+     FROM location_utc_offsets WHERE location_id = @location`,
+  ).get({ location: locationId });
   const fresh =
     current !== undefined && current.zones === 1 && current.timezone === timeZone && current.until !== null &&
     current.until >= sqliteUtc(nowMs + OFFSETS_REWRITE_BELOW_YEARS * YEAR_MS) && current.days_until === current.until;
@@ -95,10 +95,10 @@ export function ensureLocationOffsets(till: Db, locationId: number, timeZone: st
  */
 export function writeLocationOffsets(till: Db, locationId: number, timeZone: string, fromMs: number, toMs: number): void {
   const intervals = offsetIntervals(timeZone, fromMs, toMs);
-  const remove = till.prepare('DELETE FROM location_utc_offsets WHERE location_id = ?');
-  const removeDays = till.prepare('DELETE FROM location_days WHERE location_id = ?');
-  const insert = till.prepare('INSERT INTO location_utc_offsets (location_id, from_utc, to_utc, offset_minutes, timezone) VALUES (?, ?, ?, ?, ?)');
-  const deriveDays = till.prepare(LOCAL_DAYS_FROM_OFFSETS_SQL);
+  const remove = preparedStatement(till, 'DELETE FROM location_utc_offsets WHERE location_id = ?');
+  const removeDays = preparedStatement(till, 'DELETE FROM location_days WHERE location_id = ?');
+  const insert = preparedStatement(till, 'INSERT INTO location_utc_offsets (location_id, from_utc, to_utc, offset_minutes, timezone) VALUES (?, ?, ?, ?, ?)');
+  const deriveDays = preparedStatement(till, LOCAL_DAYS_FROM_OFFSETS_SQL);
   till.transaction(() => {
     remove.run(locationId);
     removeDays.run(locationId);

@@ -1,4 +1,4 @@
-import type { Db } from './database';
+import { preparedStatement, type Db } from './database';
 
 /**
  * Durable operator state in agent.db, seen by every process (the agent, its applier thread, the CLI).
@@ -13,9 +13,8 @@ export interface PauseState {
 }
 
 export function pauseState(agent: Db): PauseState {
-  const row = agent.prepare("SELECT value, changed_at, changed_by FROM operations_state WHERE key = 'paused'").get() as
-    | { value: string; changed_at: string; changed_by: string }
-    | undefined;
+  // Read before every drain: prepared once per connection.
+  const row = preparedStatement<[], { value: string; changed_at: string; changed_by: string }>(agent, "SELECT value, changed_at, changed_by FROM operations_state WHERE key = 'paused'").get();
   return { paused: row?.value === 'true', changedAt: row?.changed_at ?? null, changedBy: row?.changed_by ?? null };
 }
 

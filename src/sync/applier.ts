@@ -3,7 +3,7 @@ import { planBody, readBody, readStoredBody, type ReadBodyResult } from '../doma
 import type { UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
-import type { Db } from '../store/database';
+import { preparedStatement, type Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
 import { MenuWriter } from '../store/menu';
 import { isPaused } from '../store/operations-state';
@@ -363,17 +363,16 @@ export class Applier {
    * locations that have nothing applied yet) into the till file. Writes only what changed.
    */
   refreshTillCounters(): void {
-    const rows = this.agent
-      .prepare<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
-        `SELECT k.location_id, k.location_name,
-                (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
-                (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
-         FROM known_locations k`,
-      )
-      .all();
+    // After every drain request: statements prepared once per connection (see preparedStatement).
+    const rows = preparedStatement<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
+      this.agent,
+      `SELECT k.location_id, k.location_name,
+              (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
+              (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
+       FROM known_locations k`,
+    ).all();
     const current = new Map(
-      this.till
-        .prepare<[], { location_id: number; waiting_updates: number; warnings: number }>('SELECT location_id, waiting_updates, warnings FROM locations')
+      preparedStatement<[], { location_id: number; waiting_updates: number; warnings: number }>(this.till, 'SELECT location_id, waiting_updates, warnings FROM locations')
         .all()
         .map((r) => [r.location_id, r]),
     );
@@ -382,7 +381,8 @@ export class Applier {
       return !c || c.waiting_updates !== r.waiting || c.warnings !== r.warnings;
     });
     if (changed.length === 0) return;
-    const upsert = this.till.prepare(
+    const upsert = preparedStatement(
+      this.till,
       `INSERT INTO locations (location_id, location_name, waiting_updates, warnings) VALUES (?, ?, ?, ?)
        ON CONFLICT (location_id) DO UPDATE SET waiting_updates = excluded.waiting_updates, warnings = excluded.warnings,
          location_name = coalesce(location_name, excluded.location_name)`,
