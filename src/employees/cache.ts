@@ -1,4 +1,4 @@
-import type { Db } from '../store/database';
+import { preparedStatement, type Db } from '../store/database';
 import type { CachedLocation, StaffResource } from './model';
 import type { DivisionRecord, EmployeeRecord, EmployeeSourceRecord, EmploymentRecord, LocationRecord } from './schemas';
 import { likeEscape, normaliseForSearch } from './search';
@@ -219,13 +219,15 @@ export class StaffCache {
       .run(resource, at, message);
   }
 
+  // The reads and single writes below answer the window's and the CLI's requests: prepared once per
+  // connection (preparedStatement), not on every request.
   syncState(resource: StaffResource): SyncStateRow | null {
-    return (this.db.prepare('SELECT * FROM staff_sync_state WHERE resource = ?').get(resource) as SyncStateRow | undefined) ?? null;
+    return (preparedStatement(this.db, 'SELECT * FROM staff_sync_state WHERE resource = ?').get(resource) as SyncStateRow | undefined) ?? null;
   }
 
   countOf(resource: StaffResource): number {
     const table = { employees: 'staff_employees', employments: 'staff_employments', divisions: 'staff_divisions', sources: 'staff_sources', locations: 'staff_locations' }[resource];
-    return (this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return (preparedStatement(this.db, `SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   }
 
   /**
@@ -238,7 +240,7 @@ export class StaffCache {
     let statement = this.searchStatements.get(terms.length);
     if (!statement) {
       const where = terms.map(() => "search_text LIKE ? ESCAPE '\\'").join(' AND ');
-      statement = this.db.prepare(`
+      statement = preparedStatement(this.db, `
         SELECT employee_id, employee_number, display_name, former, furloughed FROM staff_employees
         WHERE ${where}
         ORDER BY former, (lower(employee_number) = ?) DESC, (search_text LIKE ? ESCAPE '\\' OR search_text LIKE ? ESCAPE '\\') DESC, display_name, employee_id
@@ -250,38 +252,38 @@ export class StaffCache {
   }
 
   employee(employeeId: number): EmployeeRow | null {
-    return (this.db.prepare('SELECT * FROM staff_employees WHERE employee_id = ?').get(employeeId) as EmployeeRow | undefined) ?? null;
+    return (preparedStatement(this.db, 'SELECT * FROM staff_employees WHERE employee_id = ?').get(employeeId) as EmployeeRow | undefined) ?? null;
   }
 
   employeeByNumber(employeeNumber: string): EmployeeRow | null {
-    return (this.db.prepare('SELECT * FROM staff_employees WHERE employee_number = ? ORDER BY former LIMIT 1').get(employeeNumber) as EmployeeRow | undefined) ?? null;
+    return (preparedStatement(this.db, 'SELECT * FROM staff_employees WHERE employee_number = ? ORDER BY former LIMIT 1').get(employeeNumber) as EmployeeRow | undefined) ?? null;
   }
 
   employments(employeeId: number, employeeNumber: string | null): EmploymentRow[] {
-    return this.db
-      .prepare('SELECT * FROM staff_employments WHERE employee_id = ? OR (employee_id IS NULL AND employee_number = ?) ORDER BY id')
-      .all(employeeId, employeeNumber) as EmploymentRow[];
+    return preparedStatement(this.db, 'SELECT * FROM staff_employments WHERE employee_id = ? OR (employee_id IS NULL AND employee_number = ?) ORDER BY id').all(
+      employeeId,
+      employeeNumber,
+    ) as EmploymentRow[];
   }
 
   /** Employees with any residency fields, in the record as received or as submitted by this agent. */
   residencyCandidates(): { row: EmployeeRow; submitted: string | null }[] {
-    const rows = this.db
-      .prepare(
-        `SELECT e.*, s.fields AS submitted FROM staff_employees e LEFT JOIN staff_submitted_residency s ON s.employee_number = e.employee_number
-         WHERE e.former = 0 AND (s.fields IS NOT NULL OR e.raw LIKE '%ExpiryDate%')`,
-      )
-      .all() as (EmployeeRow & { submitted: string | null })[];
+    const rows = preparedStatement(
+      this.db,
+      `SELECT e.*, s.fields AS submitted FROM staff_employees e LEFT JOIN staff_submitted_residency s ON s.employee_number = e.employee_number
+       WHERE e.former = 0 AND (s.fields IS NOT NULL OR e.raw LIKE '%ExpiryDate%')`,
+    ).all() as (EmployeeRow & { submitted: string | null })[];
     return rows.map((r) => ({ row: r, submitted: r.submitted }));
   }
 
   submittedResidency(employeeNumber: string | null): Record<string, unknown> | null {
     if (employeeNumber === null) return null;
-    const row = this.db.prepare('SELECT fields FROM staff_submitted_residency WHERE employee_number = ?').get(employeeNumber) as { fields: string } | undefined;
+    const row = preparedStatement(this.db, 'SELECT fields FROM staff_submitted_residency WHERE employee_number = ?').get(employeeNumber) as { fields: string } | undefined;
     return row ? (JSON.parse(row.fields) as Record<string, unknown>) : null;
   }
 
   storeSubmittedResidency(elements: readonly Record<string, unknown>[], at: string): void {
-    const upsert = this.db.prepare('INSERT OR REPLACE INTO staff_submitted_residency (employee_number, fields, submitted_at) VALUES (?, ?, ?)');
+    const upsert = preparedStatement(this.db, 'INSERT OR REPLACE INTO staff_submitted_residency (employee_number, fields, submitted_at) VALUES (?, ?, ?)');
     const keys = ['SettledStatus', 'SettledStatusShareCode', 'PreSettledStatus', 'PreSettledStatusExpiryDate', 'TemporaryLeaveToRemain', 'TemporaryLeaveToRemainExpiryDate'];
     this.db.transaction(() => {
       for (const e of elements) {
@@ -292,20 +294,20 @@ export class StaffCache {
   }
 
   accrual(employeeId: number): { raw: Record<string, unknown>; fetchedAt: string } | null {
-    const row = this.db.prepare('SELECT raw, fetched_at FROM staff_accrual WHERE employee_id = ?').get(employeeId) as { raw: string; fetched_at: string } | undefined;
+    const row = preparedStatement(this.db, 'SELECT raw, fetched_at FROM staff_accrual WHERE employee_id = ?').get(employeeId) as { raw: string; fetched_at: string } | undefined;
     return row ? { raw: JSON.parse(row.raw) as Record<string, unknown>, fetchedAt: row.fetched_at } : null;
   }
 
   storeAccrual(employeeId: number, raw: Record<string, unknown>, fetchedAt: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO staff_accrual (employee_id, fetched_at, raw) VALUES (?, ?, ?)').run(employeeId, fetchedAt, JSON.stringify(raw));
+    preparedStatement(this.db, 'INSERT OR REPLACE INTO staff_accrual (employee_id, fetched_at, raw) VALUES (?, ?, ?)').run(employeeId, fetchedAt, JSON.stringify(raw));
   }
 
   locations(): CachedLocation[] {
-    return (this.db.prepare('SELECT location_id, description, country, area, accounting_system_code FROM staff_locations ORDER BY location_id').all() as LocationRow[]).map(toLocation);
+    return (preparedStatement(this.db, 'SELECT location_id, description, country, area, accounting_system_code FROM staff_locations ORDER BY location_id').all() as LocationRow[]).map(toLocation);
   }
 
   location(locationId: number): CachedLocation | null {
-    const row = this.db.prepare('SELECT location_id, description, country, area, accounting_system_code FROM staff_locations WHERE location_id = ?').get(locationId) as
+    const row = preparedStatement(this.db, 'SELECT location_id, description, country, area, accounting_system_code FROM staff_locations WHERE location_id = ?').get(locationId) as
       | LocationRow
       | undefined;
     return row ? toLocation(row) : null;
