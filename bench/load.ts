@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { dateOf, dayOf, encode, generateChains, planDeliveries, Prng, runDeliveries, todayInZone } from '../src/dev/publisher';
 import { databasePath } from '../src/store/database';
 import { spawnAgent, waitFor, withReader, writeConfig } from '../test/faults/helpers';
+import { percentile } from './stats';
 import { startTillProcess } from './till-process';
 
 const json = process.argv.includes('--json');
@@ -27,12 +28,6 @@ function argAfter(flag: string): string | undefined {
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
 }
 
 function post(url: string, body: Buffer): Promise<number> {

@@ -22,16 +22,12 @@ import { locationToday } from '../src/store/location-time';
 import * as till003 from '../src/store/migrations/till/003-today-once-per-location';
 import { storeFilePath } from '../src/store/database';
 import { testConfig } from '../test/helpers/fixtures';
+import { percentile } from './stats';
 
 const json = process.argv.includes('--json');
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg >= 0 ? Number(process.argv[roundsArg + 1]) : 12;
 const PER_ROUND = 4000;
-
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 
 function main(): void {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-lookup-'));

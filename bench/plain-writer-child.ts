@@ -17,6 +17,5 @@ db.pragma('synchronous = FULL');
 process.stdout.write('READY plain-writer\n');
 // Killed (SIGKILL) by the bench when its window ends; each pass is one transaction.
 for (;;) {
-  createRawRowsTable(db);
-  insertRawRows(db, Number(rowsText));
+  insertRawRows(db, createRawRowsTable(db), Number(rowsText));
 }

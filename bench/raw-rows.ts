@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * price_ranges (same columns, the same three indexes), one prepared statement, one transaction.
  * bench/run.ts times it alone; bench/plain-writer-child.ts repeats it as a background writer.
  */
-export function createRawRowsTable(db: Database.Database): void {
+export function createRawRowsTable(db: Database.Database): Database.Statement {
   db.exec(`DROP TABLE IF EXISTS price_ranges;
     CREATE TABLE price_ranges (id INTEGER PRIMARY KEY, location_id INTEGER NOT NULL, item_id TEXT NOT NULL, tariff_name TEXT NOT NULL,
     date_from TEXT NOT NULL, date_to TEXT NOT NULL, price_model TEXT, tax_code TEXT NOT NULL, tax_rate INTEGER NOT NULL,
@@ -13,11 +13,11 @@ export function createRawRowsTable(db: Database.Database): void {
     CREATE INDEX price_ranges_key ON price_ranges (location_id, item_id, tariff_name, date_from);
     CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);
     CREATE INDEX price_ranges_ended ON price_ranges (date_to);`);
+  return db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
 }
 
-/** The timed part: the rows, into the table createRawRowsTable made. */
-export function insertRawRows(db: Database.Database, rows: number): void {
-  const insert = db.prepare('INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+/** The timed part: the rows, with the statement createRawRowsTable prepared, in one transaction. */
+export function insertRawRows(db: Database.Database, insert: Database.Statement, rows: number): void {
   db.transaction(() => {
     for (let i = 0; i < rows; i++) insert.run(3000, `3000-${String(i % 5000).padStart(5, '0')}`, `Tariff ${i % 3}`, '2026-12-01', '2027-01-01', 'Standard', 'S', 20, 1150, '11.50', 'GBP', 1);
   })();

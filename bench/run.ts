@@ -27,6 +27,7 @@ import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
 import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
+import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
@@ -60,16 +61,6 @@ function argAfter(flag: string): string | undefined {
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
-
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
 }
 
 function post(url: string, body: Buffer): Promise<{ status: number; ms: number }> {
@@ -112,9 +103,9 @@ function rawRowsInsertMs(dir: string, rows: number): number {
   const runs: number[] = [];
   for (let r = 0; r < 3; r++) {
     const db = freshDb(dir, `rows-${r}.db`);
-    createRawRowsTable(db);
+    const insert = createRawRowsTable(db);
     const started = performance.now();
-    insertRawRows(db, rows);
+    insertRawRows(db, insert, rows);
     runs.push(performance.now() - started);
     db.close();
   }

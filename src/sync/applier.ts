@@ -3,7 +3,7 @@ import { planBody, readBody, readStoredBody, type ReadBodyResult } from '../doma
 import type { UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
-import { preparedStatement, type Db } from '../store/database';
+import type { Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
 import { MenuWriter } from '../store/menu';
 import { isPaused } from '../store/operations-state';
@@ -120,6 +120,19 @@ export class Applier {
       // inbox_chain (location_id, state, parent_change_sequence): the children of the applied update.
       nextLink: agent.prepare<[number, number, number], PendingRow>(
         "SELECT id, change_sequence, parent_change_sequence FROM inbox WHERE location_id = ? AND state = 'pending' AND parent_change_sequence = ? AND change_sequence > ? ORDER BY change_sequence, id LIMIT 1",
+      ),
+      // refreshTillCounters, after every drain request.
+      counters: agent.prepare<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
+        `SELECT k.location_id, k.location_name,
+                (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
+                (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
+         FROM known_locations k`,
+      ),
+      tillCounters: till.prepare<[], { location_id: number; waiting_updates: number; warnings: number }>('SELECT location_id, waiting_updates, warnings FROM locations'),
+      upsertCounters: till.prepare(
+        `INSERT INTO locations (location_id, location_name, waiting_updates, warnings) VALUES (?, ?, ?, ?)
+         ON CONFLICT (location_id) DO UPDATE SET waiting_updates = excluded.waiting_updates, warnings = excluded.warnings,
+           location_name = coalesce(location_name, excluded.location_name)`,
       ),
       bodyBytes: agent.prepare<[number], { body_bytes: number }>('SELECT body_bytes FROM inbox WHERE id = ?'),
       markApplied: agent.prepare(
@@ -363,30 +376,14 @@ export class Applier {
    * locations that have nothing applied yet) into the till file. Writes only what changed.
    */
   refreshTillCounters(): void {
-    // After every drain request: statements prepared once per connection (see preparedStatement).
-    const rows = preparedStatement<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
-      this.agent,
-      `SELECT k.location_id, k.location_name,
-              (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
-              (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
-       FROM known_locations k`,
-    ).all();
-    const current = new Map(
-      preparedStatement<[], { location_id: number; waiting_updates: number; warnings: number }>(this.till, 'SELECT location_id, waiting_updates, warnings FROM locations')
-        .all()
-        .map((r) => [r.location_id, r]),
-    );
+    const rows = this.stmt.counters.all();
+    const current = new Map(this.stmt.tillCounters.all().map((r) => [r.location_id, r]));
     const changed = rows.filter((r) => {
       const c = current.get(r.location_id);
       return !c || c.waiting_updates !== r.waiting || c.warnings !== r.warnings;
     });
     if (changed.length === 0) return;
-    const upsert = preparedStatement(
-      this.till,
-      `INSERT INTO locations (location_id, location_name, waiting_updates, warnings) VALUES (?, ?, ?, ?)
-       ON CONFLICT (location_id) DO UPDATE SET waiting_updates = excluded.waiting_updates, warnings = excluded.warnings,
-         location_name = coalesce(location_name, excluded.location_name)`,
-    );
+    const upsert = this.stmt.upsertCounters;
     this.till.transaction(() => {
       for (const r of changed) upsert.run(r.location_id, r.location_name, r.waiting, r.warnings);
     }).immediate();
