@@ -563,3 +563,88 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
     if (nextBackupDue(last ? new Date(last.takenAt) : null, this.config.backup, now).getTime() <= now.getTime()) await this.backupNow();
   }
 }
+
+/** A folder of one set the agent wrote: a routine set or the live set saved before a restore. */
+const SET_FOLDER = /^(?:backup|pre-restore)-\d{8}T\d{6}(?:\d{3})?Z$/;
+/** A file the agent wrote that holds 0.1's whole single file, staff tables included. */
+const LEGACY_FILE = /^(?:pos-sync|pre-0\.2-split)-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
+
+export interface StaffCopiesPurged {
+  /** Sets (routine or pre-restore) whose staff.db was deleted. */
+  readonly sets: string[];
+  /** 0.1 single files (routine backups of 0.1, or the copy kept by the 0.2 upgrade) whose staff tables were emptied. */
+  readonly legacyFiles: string[];
+}
+
+/**
+ * `staff purge` deletes the live cache; this deletes the copies the agent itself made of it, so that
+ * "purged" means gone from the agent's folders (docs/staff.md, "Personal data"): a set's staff.db
+ * (kept when backup.includeStaff is on, and always in the `pre-restore-*` set a restore saves), and
+ * the staff tables of 0.1 single files (0.1's routine backups and the `pre-0.2-split-*.db` copy of
+ * the upgrade). The menu and inbox in them stay restorable: a set without staff.db restores without
+ * touching the live cache, and a 0.1 file's staff tables are simply empty. Only names the agent
+ * writes are touched; copies made by other programs are not the agent's to find.
+ */
+export function purgeStaffCopies(folders: readonly string[]): StaffCopiesPurged {
+  const sets: string[] = [];
+  const legacyFiles: string[] = [];
+  for (const dir of [...new Set(folders.map((f) => path.resolve(f)))]) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const entry = path.join(dir, name);
+      if (SET_FOLDER.test(name)) {
+        const staffFile = path.join(entry, STAFF_FILE);
+        if (!fs.existsSync(staffFile)) continue;
+        fs.rmSync(staffFile, { force: true });
+        for (const sidecar of ['-wal', '-shm', '-journal']) fs.rmSync(`${staffFile}${sidecar}`, { force: true });
+        rewriteManifestWithoutStaff(path.join(entry, MANIFEST));
+        fsyncPath(entry);
+        sets.push(entry);
+      } else if (LEGACY_FILE.test(name) && emptyLegacyStaffTables(entry)) {
+        legacyFiles.push(entry);
+      }
+    }
+  }
+  return { sets, legacyFiles };
+}
+
+function rewriteManifestWithoutStaff(file: string): void {
+  let manifest: { files?: { kind?: string }[]; includesStaff?: boolean; staffPurgedAt?: string };
+  try {
+    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof manifest;
+  } catch {
+    // A set without a readable manifest is still checked file by file on restore.
+    return;
+  }
+  manifest.files = (manifest.files ?? []).filter((f) => f.kind !== 'staff');
+  manifest.includesStaff = false;
+  manifest.staffPurgedAt = new Date().toISOString();
+  const partial = `${file}.partial`;
+  fs.writeFileSync(partial, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  fsyncPath(partial);
+  fs.renameSync(partial, file);
+}
+
+/** Empties a 0.1 file's staff tables and rebuilds it so no free page keeps their rows; false when it holds none. */
+function emptyLegacyStaffTables(file: string): boolean {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.pragma('synchronous = FULL');
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'staff\\_%' ESCAPE '\\'").all() as { name: string }[]).map((t) => t.name);
+    const rows = tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n, 0);
+    if (rows === 0) return false;
+    db.pragma('secure_delete = ON');
+    db.transaction(() => {
+      for (const t of tables) db.prepare(`DELETE FROM "${t}"`).run();
+    })();
+    db.exec('VACUUM');
+    return true;
+  } finally {
+    db.close();
+  }
+}

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { AgentCore } from '../../core';
 import { createEmployeeApi } from '../../dev/employee-api/app';
 import { EmployeeValidationError } from '../../employees/errors';
@@ -7,12 +8,14 @@ import { StaffService } from '../../employees/service';
 import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
+import { purgeStaffCopies } from '../../ops/backup';
+import { backupDir } from '../../ops/paths';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
 import { staffSyncText } from '../../admin/wording';
 
-/** Runs fn with a StaffService on the agent's database (the cache), closed afterwards. */
+/** Runs fn with a StaffService on staff.db (the cache), closed afterwards. */
 async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Promise<T> | T): Promise<T> {
   const config = ctx.config();
   if (!config.employees) throw new AppError('staff_not_configured', 500, 'the employee interface is not configured: add an "employees" section to the configuration (see docs/staff.md)');
@@ -226,8 +229,15 @@ export const staffPurge: Command = {
     if (ctx.values.yes !== true) throw new UsageError('staff purge deletes all cached staff data; add --yes to confirm');
     return withStaff(ctx, (staff) => {
       const removed = staff.purge();
-      if (ctx.json) ctx.printJson({ removed });
-      else ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. A later staff sync (or the running agent's schedule) fetches them again.`);
+      // The agent's own copies too: sets that carry staff.db and 0.1 files with staff tables.
+      const config = ctx.config();
+      const copies = purgeStaffCopies([backupDir(config), path.join(config.dataDir, 'backups')]);
+      if (ctx.json) ctx.printJson({ removed, backupsPurged: copies });
+      else {
+        ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. A later staff sync (or the running agent's schedule) fetches them again.`);
+        const n = copies.sets.length + copies.legacyFiles.length;
+        ctx.out(n === 0 ? 'No backup held staff data.' : `Deleted the staff data kept in ${n} backup${n === 1 ? '' : 's'}: ${[...copies.sets, ...copies.legacyFiles].join(', ')}. Their menu and inbox can still be restored.`);
+      }
       return EXIT.ok;
     });
   },

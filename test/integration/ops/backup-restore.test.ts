@@ -171,6 +171,72 @@ describe('backup and restore', () => {
     }
   });
 
+  it('staff purge also deletes the staff data in the agent\'s backups, which stay restorable', async () => {
+    const config = testConfig({ backup: { includeStaff: true } });
+    const t = await startTestAgent({ dataDir: config.dataDir, backup: { includeStaff: true } }, { services: [new BackupService(config, silentLogger)] });
+    assert.equal((await t.post(chain(1))).status, 200);
+    await t.settle();
+    t.agent.core.staffDb.prepare("INSERT INTO staff_employees (employee_id, display_name, search_text, raw, refreshed_at) VALUES (1, 'Zoë Müller', 'zoe', '{}', 'now')").run();
+    const routine = (await t.agent.service<BackupService>('backup')!.backupNow())!;
+    await t.agent.stop();
+    // A restore saves the live set, staff.db included, as pre-restore-<time>.
+    const restored = await restoreDatabase(config, routine.file);
+    const preRestore = restored.previousSavedAs!;
+    // 0.1's files: a routine 0.1 backup in the backup folder, and the upgrade's copy in <dataDir>/backups.
+    const fixture = path.join(__dirname, '..', '..', 'fixtures', 'legacy-0.1', 'pos-sync.db');
+    const legacyBackup = path.join(backupDir(config), 'pos-sync-20261101T030000000Z.db');
+    const splitCopy = path.join(config.dataDir, 'backups', 'pre-0.2-split-20261102T030000000Z.db');
+    fs.copyFileSync(fixture, legacyBackup);
+    fs.copyFileSync(fixture, splitCopy);
+    // Not the agent's naming: never touched.
+    const foreign = path.join(backupDir(config), 'my-copy');
+    fs.mkdirSync(foreign);
+    fs.copyFileSync(path.join(routine.file, 'staff.db'), path.join(foreign, 'staff.db'));
+    const personal = /Zo\u00eb|Zoe|M\u00fcller|Muller/i;
+    const bytesOf = (file: string): string => fs.readFileSync(file).toString('latin1') + fs.readFileSync(file).toString('utf8');
+    for (const file of [path.join(routine.file, 'staff.db'), path.join(preRestore, 'staff.db'), legacyBackup, splitCopy]) assert.match(bytesOf(file), personal, `${file} holds the name before the purge`);
+
+    const configFile = path.join(config.dataDir, 'config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ dataDir: config.dataDir, backup: { includeStaff: true }, employees: { baseUrl: 'http://127.0.0.1:9', organisationId: 1 } }));
+    const cli = spawnSync(process.execPath, [CLI, 'staff', 'purge', '--yes', '--json', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(cli.status, 0, cli.stderr);
+    const report = JSON.parse(cli.stdout) as { backupsPurged: { sets: string[]; legacyFiles: string[] } };
+    // Every set the agent made (the service also backs up on start), the pre-restore set among them.
+    const setsWithStaff = [...listBackups(backupDir(config)).filter((b) => b.kind === 'set').map((b) => b.name), path.basename(preRestore)].sort();
+    assert.ok(setsWithStaff.length >= 2 && setsWithStaff.includes(path.basename(routine.file)));
+    assert.deepEqual(report.backupsPurged.sets.map((f) => path.basename(f)).sort(), setsWithStaff);
+    assert.deepEqual(report.backupsPurged.legacyFiles.map((f) => path.basename(f)).sort(), [path.basename(legacyBackup), path.basename(splitCopy)].sort());
+
+    for (const set of [routine.file, preRestore]) {
+      assert.equal(fs.existsSync(path.join(set, 'staff.db')), false);
+      const manifest = JSON.parse(fs.readFileSync(path.join(set, 'manifest.json'), 'utf8')) as { includesStaff: boolean; files: { kind: string }[]; staffPurgedAt?: string };
+      assert.equal(manifest.includesStaff, false);
+      assert.deepEqual(manifest.files.map((f) => f.kind).sort(), ['agent', 'till']);
+      assert.ok(manifest.staffPurgedAt);
+      const check = checkBackupFile(set);
+      assert.deepEqual([check.ok, check.includesStaff, check.problems], [true, false, []]);
+    }
+    for (const file of [legacyBackup, splitCopy]) {
+      assert.doesNotMatch(bytesOf(file), personal, `no page of ${file} keeps the name`);
+      const check = checkBackupFile(file);
+      assert.equal(check.ok, true, check.problems.join('; '));
+      const db = new Database(file, { readonly: true });
+      assert.equal((db.prepare('SELECT count(*) AS n FROM staff_employees').get() as { n: number }).n, 0);
+      assert.equal((db.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 6, 'the menu and inbox are kept');
+      db.close();
+    }
+    assert.ok(fs.existsSync(path.join(foreign, 'staff.db')), 'a copy the agent did not make is not its to delete');
+    // The purged pre-restore set still restores: menu back, staff cache left as it is (empty).
+    await restoreDatabase(config, preRestore);
+    const core = new AgentCore(config, silentLogger);
+    try {
+      assert.equal(core.status()[0]!.lastChangeSequence, 101);
+      assert.equal((core.staffDb.prepare('SELECT count(*) AS n FROM staff_employees').get() as { n: number }).n, 0);
+    } finally {
+      core.close();
+    }
+  });
+
   it('restores a 0.1 single-file backup: it becomes the till file and is split on the next start', async () => {
     const config = testConfig();
     new AgentCore(config, silentLogger).close();
