@@ -3,13 +3,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { AgentCore } from '../../../src/core';
+import { silentLogger } from '../../../src/log';
+import { storeFilePath } from '../../../src/store/database';
 import type { BackupService } from '../../../src/ops/backup';
 import { checkDisk, DiskService } from '../../../src/ops/disk';
 import { runningAgent } from '../../../src/ops/instance';
 import { pidFile } from '../../../src/ops/paths';
 import { opsServices } from '../../../src/ops/services';
 import { startTestAgent } from '../../helpers/agent';
-import { testConfig } from '../../helpers/fixtures';
+import { item, price, testConfig, update } from '../../helpers/fixtures';
 import { captureLogger } from '../../helpers/ops/capture-logger';
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'bin', 'pos-sync-agent.cjs');
@@ -43,6 +47,54 @@ describe('operations services in a running agent', () => {
     const after = spawnSync(process.execPath, [CLI, 'compact', '--config', config], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(after.status, 0, after.stderr);
     assert.match(after.stdout, /Compacted/);
+  });
+
+  it('compact gives each of the three files\' free pages back and changes no row', () => {
+    const config = testConfig();
+    const core = new AgentCore(config, silentLogger);
+    try {
+      core.importPayload(Buffer.from(JSON.stringify(update(7, 1, 0, [item('1', 'A', [price('2026-12-01', '9999-12-31', 'Eat In', '4.50')])]))), 'test');
+    } finally {
+      core.close();
+    }
+    const kinds = ['till', 'agent', 'staff'] as const;
+    const contents = (): string[] =>
+      kinds.map((kind) => {
+        const db = new Database(storeFilePath(config.dataDir, kind), { readonly: true });
+        try {
+          const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+          return JSON.stringify(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}"`).all()]));
+        } finally {
+          db.close();
+        }
+      });
+    // Each file gets 4 MiB of pages that are then freed (what a large prune leaves behind).
+    for (const kind of kinds) {
+      const db = new Database(storeFilePath(config.dataDir, kind));
+      db.exec('CREATE TABLE filler (x BLOB); INSERT INTO filler VALUES (randomblob(4194304)); DROP TABLE filler;');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    }
+    const before = contents();
+    const sizes = kinds.map((kind) => fs.statSync(storeFilePath(config.dataDir, kind)).size);
+    assert.ok(sizes.every((s) => s > 4_000_000), `every file holds the freed pages: ${sizes.join(', ')}`);
+    const configFile = path.join(config.dataDir, 'config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ dataDir: config.dataDir }));
+    const r = spawnSync(process.execPath, [CLI, 'compact', '--json', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { files: { file: string; before: number; after: number }[] };
+    assert.deepEqual(report.files.map((f) => path.basename(f.file)), ['pos-sync.db', 'agent.db', 'staff.db']);
+    for (const [i, kind] of kinds.entries()) {
+      const f = report.files[i]!;
+      assert.equal(f.before, sizes[i], `${kind}: the size before`);
+      assert.ok(f.after < f.before - 4_000_000, `${kind}: ${f.before} -> ${f.after} bytes`);
+      assert.equal(f.after, fs.statSync(storeFilePath(config.dataDir, kind)).size);
+      const db = new Database(storeFilePath(config.dataDir, kind), { readonly: true });
+      assert.equal(db.pragma('freelist_count', { simple: true }), 0);
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      db.close();
+    }
+    assert.deepEqual(contents(), before, 'the same rows in every table and view');
   });
 
   it('warns before the disk is full, once per change of level', () => {
