@@ -1,13 +1,14 @@
 import type { Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
-import { describeError } from './errors';
+import { AppError, describeError } from './errors';
 import type { Logger } from './log';
 import type { ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
 import { RefusalCounter } from './webhook/refusals';
-import { startWebhookServer, type RunningServer } from './webhook/server';
+import { ReceiverHost } from './webhook/receiver-host';
+import type { LoopDelay } from './webhook/receiver-protocol';
 
 /** Something the agent starts after the core and stops before closing it (admin UI, staff sync, tunnel...). */
 export interface AgentService {
@@ -17,8 +18,8 @@ export interface AgentService {
 }
 
 /**
- * Composes the running agent: core (the three files, the inbox), the webhook receiver, the applier
- * thread and its schedule, and any extra services. The receiver writes only agent.db and never waits
+ * Composes the running agent: core (the three files), the webhook receiver's thread, the inbox
+ * thread, the applier thread and its schedule, and any extra services (on this, the main thread). The receiver writes only agent.db and never waits
  * for an apply; every change to the menu (deliveries, imports, force-applies) goes through the one
  * applier thread.
  */
@@ -27,7 +28,8 @@ export class Agent {
   readonly applier: ApplierHost;
   /** Where deliveries and imports are stored: the inbox thread (its own agent.db connection). */
   readonly inbox: InboxHost;
-  webhook: RunningServer | null = null;
+  /** The webhook receiver, on a thread of its own (src/webhook/receiver-worker.ts). */
+  private receiver: ReceiverHost | null = null;
   /** Refused webhook calls, counted per reason and minute (webhook/refusals.ts). */
   readonly refusals: RefusalCounter;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -36,8 +38,6 @@ export class Agent {
   private readonly appliedListeners = new Set<(update: AppliedUpdate) => void>();
   private readonly started: AgentService[] = [];
   private stopping = false;
-  /** Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent. */
-  private ready = false;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -61,6 +61,18 @@ export class Agent {
     );
   }
 
+  /** Where the receiver listens (its URL, path included); null until it does. */
+  get webhook(): { readonly url: string } | null {
+    const url = this.receiver?.url ?? null;
+    return url === null ? null : { url };
+  }
+
+  /** The receiver thread's event-loop delay between a `start` and a `stop` (benchmarks, diagnostics). */
+  async receiverLoopDelay(action: 'start' | 'stop'): Promise<LoopDelay | null> {
+    if (!this.receiver) throw new AppError('agent_not_started', 503, 'the webhook receiver is not running');
+    return this.receiver.loopDelay(action);
+  }
+
   /** A started service by name (the admin UI finds the staff service this way). */
   service<T extends AgentService>(name: string): T | undefined {
     return this.started.find((s) => s.name === name) as T | undefined;
@@ -79,24 +91,26 @@ export class Agent {
     await Promise.all([this.inbox.start(), this.applier.start()]);
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
-    this.webhook = await startWebhookServer({
-      config: config.webhook,
-      inbox: this.inbox,
-      log,
-      isReady: () => this.ready,
-      refusals: this.refusals,
-      onStored: () => this.scheduleDrain(),
-    });
+    this.receiver = new ReceiverHost({ config: config.webhook, inbox: this.inbox, log, refusals: this.refusals, onStored: () => this.scheduleDrain() });
+    try {
+      await this.receiver.start();
+    } catch (err) {
+      // A receiver that could not listen (a busy port) must not keep the process alive.
+      await this.receiver.close();
+      this.receiver = null;
+      throw err;
+    }
     this.refusalTimer = setInterval(() => this.refusals.roll(), 15_000);
     this.refusalTimer.unref();
-    log.info(`webhook receiver listening at ${this.webhook.url}`);
+    log.info(`webhook receiver listening at ${this.receiver.url}`);
     this.pollTimer = setInterval(() => this.scheduleDrain(), config.sync.pollIntervalMs);
     this.pollTimer.unref();
     for (const service of this.services) {
       await service.start(this);
       this.started.push(service);
     }
-    this.ready = true;
+    // Until every part has started, the webhook answers 503 "starting": no 200 from a half-started agent.
+    await this.receiver.setReady(true);
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
@@ -147,7 +161,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
-    this.ready = false;
+    await this.receiver?.setReady(false).catch(() => undefined);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.refusalTimer) clearInterval(this.refusalTimer);
     for (const service of this.started.reverse()) {
@@ -158,9 +172,9 @@ export class Agent {
       }
     }
     this.started.length = 0;
-    await this.webhook?.close();
+    await this.receiver?.close();
+    this.receiver = null;
     this.refusals.close();
-    this.webhook = null;
     this.stopping = true;
     await Promise.all([this.inbox.close(), this.applier.close()]);
     this.core.close();

@@ -1,6 +1,6 @@
-import type { TransferListItem } from 'node:worker_threads';
+import type { MessagePort, TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../log';
-import { ThreadClient } from '../threads/thread-client';
+import { PortClient, ThreadClient } from '../threads/thread-client';
 import type { IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
@@ -32,25 +32,21 @@ export class InboxHost implements InboxPort {
     return this.thread.start();
   }
 
-  private static bytes(raw: Buffer): { raw: Uint8Array; transfer: TransferListItem[] } {
-    const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
-    if (whole && raw.byteLength >= TRANSFER_FROM_BYTES) return { raw, transfer: [raw.buffer as ArrayBuffer] };
-    // Small bodies (often views into Node's shared pool) are copied: cheap, and the pool stays intact.
-    return { raw: new Uint8Array(raw), transfer: [] };
-  }
-
   receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
-    const { raw, transfer } = InboxHost.bytes(delivery.raw);
-    return this.thread.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
+    return receiveOver(this.thread, delivery);
   }
 
   quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
-    const { raw, transfer } = InboxHost.bytes(input.raw);
-    return this.thread.request({ type: 'quarantine', input: { ...input, raw } }, transfer);
+    return quarantineOver(this.thread, input);
   }
 
   recordRefused(input: RefusedDelivery): Promise<number> {
     return this.thread.request<number>({ type: 'record-refused', input });
+  }
+
+  /** Gives another thread (the receiver's) a line of its own to the inbox thread: see InboxPortClient. */
+  async attachPort(port: MessagePort): Promise<void> {
+    await this.thread.request({ type: 'attach-port', port }, [port]);
   }
 
   /** Fault injection for the test suites (disk full): see InboxRequest. */
@@ -60,5 +56,52 @@ export class InboxHost implements InboxPort {
 
   close(): Promise<void> {
     return this.thread.stop({ type: 'close' });
+  }
+}
+
+type InboxRequester = Pick<ThreadClient<InboxRequest>, 'request'>;
+
+function bodyBytes(raw: Buffer): { raw: Uint8Array; transfer: TransferListItem[] } {
+  const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
+  if (whole && raw.byteLength >= TRANSFER_FROM_BYTES) return { raw, transfer: [raw.buffer as ArrayBuffer] };
+  // Small bodies (often views into Node's shared pool) are copied: cheap, and the pool stays intact.
+  return { raw: new Uint8Array(raw), transfer: [] };
+}
+
+function receiveOver(to: InboxRequester, delivery: IncomingDelivery): Promise<ReceiptOutcome> {
+  const { raw, transfer } = bodyBytes(delivery.raw);
+  return to.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
+}
+
+function quarantineOver(to: InboxRequester, input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
+  const { raw, transfer } = bodyBytes(input.raw);
+  return to.request({ type: 'quarantine', input: { ...input, raw } }, transfer);
+}
+
+/**
+ * The receiver thread's inbox: the same requests as InboxHost, over a MessagePort straight to the
+ * inbox thread (InboxHost.attachPort made the pair), so storing a delivery involves no main thread.
+ */
+export class InboxPortClient implements InboxPort {
+  private readonly client: PortClient<InboxRequest>;
+
+  constructor(port: MessagePort) {
+    this.client = new PortClient<InboxRequest>(port, 'inbox');
+  }
+
+  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
+    return receiveOver(this.client, delivery);
+  }
+
+  quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
+    return quarantineOver(this.client, input);
+  }
+
+  recordRefused(input: RefusedDelivery): Promise<number> {
+    return this.client.request<number>({ type: 'record-refused', input });
+  }
+
+  close(): void {
+    this.client.close();
   }
 }

@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads';
-import { serveRequests } from '../threads/serve';
+import { serveRequests, servePort } from '../threads/serve';
 import { openDatabase, storeFilePath } from './database';
 import { releaseBody } from './bodies';
 import { Inbox } from './inbox';
@@ -8,7 +8,8 @@ import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 /**
  * The inbox's thread: parses, validates and durably stores each delivery in agent.db (its own
  * connection), so neither JSON.parse of a 43 MB body nor its INSERT and fsync runs on the event loop
- * that answers head office, the status window and /healthz. One request at a time, in arrival order.
+ * that answers head office (the receiver thread) or on the main thread (the status window, imports). One
+ * request at a time, in arrival order, from either.
  */
 
 const data = workerData as InboxWorkerData;
@@ -27,7 +28,7 @@ function withBody<T>(bytes: Uint8Array, use: (raw: Buffer) => T): T {
   }
 }
 
-serveRequests<InboxRequest>((request) => {
+function handle(request: InboxRequest): unknown {
   switch (request.type) {
     case 'receive':
       return withBody(request.delivery.raw, (raw) => inbox.receive({ ...request.delivery, raw }));
@@ -45,5 +46,11 @@ serveRequests<InboxRequest>((request) => {
       }
       db.close();
       return null;
+    case 'attach-port':
+      // The receiver thread's requests arrive here directly: its acks never wait for the main thread.
+      servePort<InboxRequest>(request.port, handle);
+      return null;
   }
-});
+}
+
+serveRequests<InboxRequest>(handle);

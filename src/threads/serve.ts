@@ -1,25 +1,45 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { serializeError, type ThreadEvent, type ThreadReply, type ThreadRequest } from './thread-client';
 
+type Handler<Request, Event> = (request: Request, emit: (event: Event) => void) => unknown;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 /**
- * The worker's end of ThreadClient: handles each request in arrival order (handlers are synchronous:
- * that is the point of the thread) and replies with its value or its error. `emit` sends an event.
+ * Answers requests arriving on `port` with `handler`, in arrival order. A synchronous handler (the
+ * inbox's and the applier's: that is the point of their threads) replies before the next message is
+ * read; a handler that returns a promise (the receiver thread's start and stop) replies when it settles.
  */
-export function serveRequests<Request, Event = never>(
-  handler: (request: Request, emit: (event: Event) => void) => unknown,
-): { emit: (event: Event) => void } {
+export function servePort<Request, Event = never>(port: MessagePort, handler: Handler<Request, Event>, emit: (event: Event) => void = () => {}): void {
+  const reply = (message: ThreadReply): void => port.postMessage(message);
+  port.on('message', ({ id, request }: ThreadRequest) => {
+    try {
+      const value = handler(request as Request, emit);
+      if (isThenable(value)) {
+        value.then(
+          (v) => reply({ kind: 'reply', id, ok: true, value: v }),
+          (err: unknown) => reply({ kind: 'reply', id, ok: false, error: serializeError(err) }),
+        );
+        return;
+      }
+      reply({ kind: 'reply', id, ok: true, value });
+    } catch (err) {
+      reply({ kind: 'reply', id, ok: false, error: serializeError(err) });
+    }
+  });
+}
+
+/**
+ * The worker's end of ThreadClient: handles each request from the thread that started it (see
+ * servePort) and replies with its value or its error. `emit` sends an event.
+ */
+export function serveRequests<Request, Event = never>(handler: Handler<Request, Event>): { emit: (event: Event) => void } {
   const port = parentPort;
   if (!port) throw new Error('this module must run in a worker thread');
   const emit = (event: Event): void => port.postMessage({ kind: 'event', event } satisfies ThreadEvent);
-  port.on('message', ({ id, request }: ThreadRequest) => {
-    let reply: ThreadReply;
-    try {
-      reply = { kind: 'reply', id, ok: true, value: handler(request as Request, emit) };
-    } catch (err) {
-      reply = { kind: 'reply', id, ok: false, error: serializeError(err) };
-    }
-    port.postMessage(reply);
-  });
+  servePort(port, handler, emit);
   port.postMessage({ kind: 'ready' } satisfies ThreadEvent);
   return { emit };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Worker, type TransferListItem } from 'node:worker_threads';
+import { Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { AppError } from '../errors';
 
 /**
@@ -42,6 +42,46 @@ function workerEntry(dir: string, base: string): { source: string; eval: boolean
     return { source: `require('tsx/cjs'); require(${JSON.stringify(file)});`, eval: true };
   }
   return { source: file, eval: false };
+}
+
+/**
+ * Requests to another thread over a MessagePort that replies through servePort (serve.ts): the
+ * receiver thread's line to the inbox thread. Replies settle by id; `fail` rejects every open one.
+ */
+export class PortClient<Request> {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly name: string,
+  ) {
+    port.on('message', (reply: ThreadReply) => {
+      const waiter = this.pending.get(reply.id);
+      if (!waiter) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.value);
+      else waiter.reject(deserializeError(reply.error));
+    });
+  }
+
+  request<T>(request: Request, transfer: readonly TransferListItem[] = []): Promise<T> {
+    const id = this.nextId++;
+    const reply = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.port.postMessage({ id, request } satisfies ThreadRequest, [...transfer]);
+    return reply as Promise<T>;
+  }
+
+  /** The other end is gone: every request still waiting fails as a 503 (the sender retries). */
+  fail(reason: string): void {
+    for (const waiter of this.pending.values()) waiter.reject(new AppError(`${this.name}_stopped`, 503, `the ${this.name} thread stopped (${reason}); try again`));
+    this.pending.clear();
+  }
+
+  close(): void {
+    this.fail('closing');
+    this.port.close();
+  }
 }
 
 export class ThreadClient<Request, Event = never> {

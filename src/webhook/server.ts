@@ -14,13 +14,13 @@ import type { RefusalCounter } from './refusals';
 
 export interface WebhookDeps {
   readonly config: Config['webhook'];
-  /** The inbox thread in `serve`: every store happens off this event loop. */
+  /** The inbox thread in `serve` (reached from the receiver thread): every store happens off this event loop. */
   readonly inbox: InboxPort;
   readonly log: Logger;
   /** False while the agent is still starting (or stopping): calls then get 503 with Retry-After. Default: always ready. */
   readonly isReady?: () => boolean;
   /** Counts refused calls per reason (summarised in the log and shown in the window); optional in tests. */
-  readonly refusals?: RefusalCounter;
+  readonly refusals?: Pick<RefusalCounter, 'count'>;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
   readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
 }

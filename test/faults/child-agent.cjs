@@ -10,12 +10,11 @@
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
  * pragma on the inbox thread's agent.db connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
- * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the process's main thread.
+ * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the agent's receiver thread.
  * This test-only hook lives here, not in the site configuration.
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { monitorEventLoopDelay } = require('node:perf_hooks');
 
 const root = process.env.POS_SYNC_CHILD_BUILT === '1' ? path.join(__dirname, '..', '..', 'dist', 'src') : path.join(__dirname, '..', '..', 'src');
 const { Agent } = require(path.join(root, 'agent'));
@@ -32,17 +31,12 @@ async function main() {
   // The receiver stores through the inbox thread: cap that thread's agent.db connection.
   if (maxPages) await agent.inbox.setMaxPageCount(Number(maxPages));
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
-  // The receiver's event-loop delay (the bench measures it during a large apply on the applier thread).
-  let loopDelay = null;
+  // The receiver thread's event-loop delay (the bench measures it during a large apply on the applier thread).
   process.on('message', (msg) => {
     if (msg.cmd === 'eld-start') {
-      loopDelay = monitorEventLoopDelay({ resolution: 1 });
-      loopDelay.enable();
-      process.send?.({ cmd: 'eld-start' });
+      void agent.receiverLoopDelay('start').then(() => process.send?.({ cmd: 'eld-start' }));
     } else if (msg.cmd === 'eld-stop') {
-      loopDelay?.disable();
-      process.send?.({ cmd: 'eld-stop', p50Ms: (loopDelay?.percentile(50) ?? 0) / 1e6, p99Ms: (loopDelay?.percentile(99) ?? 0) / 1e6, maxMs: (loopDelay?.max ?? 0) / 1e6 });
-      loopDelay = null;
+      void agent.receiverLoopDelay('stop').then((d) => process.send?.({ cmd: 'eld-stop', p50Ms: d?.p50Ms ?? 0, p99Ms: d?.p99Ms ?? 0, maxMs: d?.maxMs ?? 0 }));
     } else if (msg.cmd === 'stats') {
       process.send?.({
         cmd: 'stats',

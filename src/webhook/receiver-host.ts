@@ -1,0 +1,130 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { Config } from '../config/schema';
+import { describeError } from '../errors';
+import type { Logger } from '../log';
+import type { InboxHost } from '../store/inbox-host';
+import { ThreadClient } from '../threads/thread-client';
+import type { LoopDelay, ReceiverEvent, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
+import type { RefusalCounter } from './refusals';
+
+export interface ReceiverHostDeps {
+  readonly config: Config['webhook'];
+  readonly inbox: InboxHost;
+  readonly log: Logger;
+  readonly refusals: Pick<RefusalCounter, 'count'>;
+  /** A delivery was stored: the applier's cue. */
+  readonly onStored: () => void;
+}
+
+/**
+ * The main thread's end of the receiver thread (src/webhook/receiver-worker.ts). Start-up pairs it
+ * with the inbox thread through a MessageChannel, so deliveries go receiver -> inbox and back without
+ * this thread; what stays here is its log lines, refusal counts and the applier's cue. Should the
+ * thread itself end unexpectedly, it is started again on the same address.
+ */
+export class ReceiverHost {
+  private readonly thread: ThreadClient<ReceiverRequest, ReceiverEvent>;
+  private listening: { url: string } | null = null;
+  private ready = false;
+  private closing = false;
+
+  constructor(private readonly deps: ReceiverHostDeps) {
+    this.thread = this.newThread();
+  }
+
+  private newThread(): ThreadClient<ReceiverRequest, ReceiverEvent> {
+    const { deps } = this;
+    return new ThreadClient<ReceiverRequest, ReceiverEvent>({
+      dir: __dirname,
+      entry: 'receiver-worker',
+      name: 'receiver',
+      workerData: { config: deps.config } satisfies ReceiverWorkerData,
+      // Bodies are Buffers, outside the heap, and move on to the inbox thread; the heap holds express and sockets.
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
+      onEvent: (event) => this.onEvent(event),
+      onUnexpectedExit: (reason) => {
+        deps.log.error(`the webhook receiver thread stopped (${reason}); starting it again`);
+        this.restart();
+      },
+    });
+  }
+
+  private onEvent(event: ReceiverEvent): void {
+    switch (event.type) {
+      case 'log':
+        this.deps.log[event.level](event.text);
+        return;
+      case 'refused':
+        this.deps.refusals.count(event.id);
+        return;
+      case 'stored':
+        this.deps.onStored();
+        return;
+      case 'inbox-lost':
+        this.reconnectInbox();
+        return;
+    }
+  }
+
+  /** A new pair of ports: one end to the inbox thread (started again if it had stopped), the other returned for the receiver. */
+  private async inboxLine(): Promise<MessagePort> {
+    const { port1, port2 } = new MessageChannel();
+    await this.deps.inbox.start();
+    await this.deps.inbox.attachPort(port2);
+    return port1;
+  }
+
+  private reconnectInbox(attempt = 1): void {
+    if (this.closing) return;
+    void (async () => {
+      const port = await this.inboxLine();
+      await this.thread.request({ type: 'inbox-port', inboxPort: port }, [port]);
+      this.deps.log.info('the webhook receiver is connected to the inbox thread again');
+    })().catch((err: unknown) => {
+      this.deps.log.error(`reconnecting the webhook receiver to the inbox thread (attempt ${attempt}): ${describeError(err)}`);
+      setTimeout(() => this.reconnectInbox(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+    });
+  }
+
+  /** Starts the thread and listens; resolves with the receiver's URL. A failure to listen (a busy port) rejects with its code. */
+  async start(): Promise<{ url: string }> {
+    await this.thread.start();
+    const port = await this.inboxLine();
+    this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port }, [port]);
+    return this.listening;
+  }
+
+  get url(): string | null {
+    return this.listening?.url ?? null;
+  }
+
+  /** Calls are answered 503 "starting" until true. */
+  async setReady(ready: boolean): Promise<void> {
+    this.ready = ready;
+    await this.thread.request({ type: 'ready', ready });
+  }
+
+  /** Starts measuring the receiver thread's event-loop delay (null), or stops and returns it. */
+  loopDelay(action: 'start' | 'stop'): Promise<LoopDelay | null> {
+    return this.thread.request<LoopDelay | null>({ type: 'loop-delay', action });
+  }
+
+  private restart(attempt = 1): void {
+    if (this.closing) return;
+    void (async () => {
+      const port = await this.inboxLine();
+      // The thread client starts a new thread with this request.
+      this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port }, [port]);
+      if (this.ready) await this.thread.request({ type: 'ready', ready: true });
+      this.deps.log.info(`webhook receiver listening again at ${this.listening.url}`);
+    })().catch((err: unknown) => {
+      this.deps.log.error(`restarting the webhook receiver (attempt ${attempt}): ${describeError(err)}`);
+      setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.thread.stop({ type: 'close' });
+  }
+}

@@ -1,0 +1,43 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { Config } from '../config/schema';
+
+/** The receiver thread's start-up data: the webhook section of the configuration (cloned). */
+export interface ReceiverWorkerData {
+  readonly config: Config['webhook'];
+}
+
+/** Main thread -> receiver thread. */
+export type ReceiverRequest =
+  /** Listen, with this line to the inbox thread; replies with the receiver's URL. */
+  | { readonly type: 'listen'; readonly inboxPort: MessagePort }
+  /** A new line to the inbox thread, after the old one closed (the inbox thread was restarted). */
+  | { readonly type: 'inbox-port'; readonly inboxPort: MessagePort }
+  /** Until true (every part of the agent started) and again once false (stopping), calls get 503 "starting". */
+  | { readonly type: 'ready'; readonly ready: boolean }
+  /**
+   * Measure this thread's event-loop delay (perf_hooks.monitorEventLoopDelay) from `start` to `stop`,
+   * which replies with LoopDelay: how long a call could have waited for the receiver (npm run bench).
+   */
+  | { readonly type: 'loop-delay'; readonly action: 'start' | 'stop' }
+  /** Stop listening and close every connection. */
+  | { readonly type: 'close' };
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'verbose' | 'debug';
+
+/** Receiver thread -> main thread. */
+export type ReceiverEvent =
+  /** A log line, formatted in the thread (the main thread's logger redacts and writes it). */
+  | { readonly type: 'log'; readonly level: LogLevel; readonly text: string }
+  /** A refused call, by reason (webhook/refusals.ts counts them on the main thread). */
+  | { readonly type: 'refused'; readonly id: string }
+  /** A delivery was stored (its 200 is on its way): the applier's cue. */
+  | { readonly type: 'stored' }
+  /** The line to the inbox thread closed: send another (`inbox-port`). Meanwhile calls get 503. */
+  | { readonly type: 'inbox-lost' };
+
+/** Event-loop delay of the receiver thread over a measured window, in ms. */
+export interface LoopDelay {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
