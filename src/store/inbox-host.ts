@@ -7,16 +7,48 @@ import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 /** Bodies at least this large are handed to the thread by moving their memory, not copying it. */
 const TRANSFER_FROM_BYTES = 64 * 1024;
 
+type InboxRequester = Pick<ThreadClient<InboxRequest>, 'request'>;
+
 /**
- * The receiver's inbox in `serve`: requests go to the inbox thread (src/store/inbox-worker.ts), which
- * answers once the delivery is committed. The caller must not use a large body's buffer afterwards:
- * its memory has moved to the thread.
+ * The inbox's requests, whoever sends them (the main thread's InboxHost, the receiver thread's
+ * InboxPortClient). The caller must not use a large body's buffer afterwards: its memory has moved
+ * to the inbox thread.
  */
-export class InboxHost implements InboxPort {
+class InboxRequests implements InboxPort {
+  constructor(protected readonly to: InboxRequester) {}
+
+  private static bytes(raw: Buffer): { raw: Uint8Array; transfer: TransferListItem[] } {
+    const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
+    if (whole && raw.byteLength >= TRANSFER_FROM_BYTES) return { raw, transfer: [raw.buffer as ArrayBuffer] };
+    // Small bodies (often views into Node's shared pool) are copied: cheap, and the pool stays intact.
+    return { raw: new Uint8Array(raw), transfer: [] };
+  }
+
+  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
+    const { raw, transfer } = InboxRequests.bytes(delivery.raw);
+    return this.to.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
+  }
+
+  quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
+    const { raw, transfer } = InboxRequests.bytes(input.raw);
+    return this.to.request({ type: 'quarantine', input: { ...input, raw } }, transfer);
+  }
+
+  recordRefused(input: RefusedDelivery): Promise<number> {
+    return this.to.request<number>({ type: 'record-refused', input });
+  }
+}
+
+/**
+ * The inbox in `serve`, from the main thread: requests go to the inbox thread
+ * (src/store/inbox-worker.ts), which answers once the delivery is committed. It also starts that
+ * thread and pairs it with the receiver thread (attachPort).
+ */
+export class InboxHost extends InboxRequests {
   private readonly thread: ThreadClient<InboxRequest>;
 
   constructor(data: InboxWorkerData, log: Logger) {
-    this.thread = new ThreadClient<InboxRequest>({
+    const thread = new ThreadClient<InboxRequest>({
       dir: __dirname,
       entry: 'inbox-worker',
       name: 'inbox',
@@ -24,24 +56,14 @@ export class InboxHost implements InboxPort {
       // The inbox parses each body once to check it (one item at a time); see the applier's limits,
       // young generation included.
       resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 8 },
-      onUnexpectedExit: (reason) => log.error(`inbox thread stopped (${reason}); it starts again with the next delivery`),
+      onUnexpectedExit: (reason) => log.error(`inbox thread stopped (${reason}); it starts again with the next request`),
     });
+    super(thread);
+    this.thread = thread;
   }
 
   start(): Promise<void> {
     return this.thread.start();
-  }
-
-  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
-    return receiveOver(this.thread, delivery);
-  }
-
-  quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
-    return quarantineOver(this.thread, input);
-  }
-
-  recordRefused(input: RefusedDelivery): Promise<number> {
-    return this.thread.request<number>({ type: 'record-refused', input });
   }
 
   /** Gives another thread (the receiver's) a line of its own to the inbox thread: see InboxPortClient. */
@@ -59,46 +81,17 @@ export class InboxHost implements InboxPort {
   }
 }
 
-type InboxRequester = Pick<ThreadClient<InboxRequest>, 'request'>;
-
-function bodyBytes(raw: Buffer): { raw: Uint8Array; transfer: TransferListItem[] } {
-  const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
-  if (whole && raw.byteLength >= TRANSFER_FROM_BYTES) return { raw, transfer: [raw.buffer as ArrayBuffer] };
-  // Small bodies (often views into Node's shared pool) are copied: cheap, and the pool stays intact.
-  return { raw: new Uint8Array(raw), transfer: [] };
-}
-
-function receiveOver(to: InboxRequester, delivery: IncomingDelivery): Promise<ReceiptOutcome> {
-  const { raw, transfer } = bodyBytes(delivery.raw);
-  return to.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
-}
-
-function quarantineOver(to: InboxRequester, input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
-  const { raw, transfer } = bodyBytes(input.raw);
-  return to.request({ type: 'quarantine', input: { ...input, raw } }, transfer);
-}
-
 /**
- * The receiver thread's inbox: the same requests as InboxHost, over a MessagePort straight to the
- * inbox thread (InboxHost.attachPort made the pair), so storing a delivery involves no main thread.
+ * The receiver thread's inbox: the same requests, over a MessagePort straight to the inbox thread
+ * (InboxHost.attachPort made the pair), so storing a delivery involves no main thread.
  */
-export class InboxPortClient implements InboxPort {
+export class InboxPortClient extends InboxRequests {
   private readonly client: PortClient<InboxRequest>;
 
   constructor(port: MessagePort) {
-    this.client = new PortClient<InboxRequest>(port, 'inbox');
-  }
-
-  receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
-    return receiveOver(this.client, delivery);
-  }
-
-  quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
-    return quarantineOver(this.client, input);
-  }
-
-  recordRefused(input: RefusedDelivery): Promise<number> {
-    return this.client.request<number>({ type: 'record-refused', input });
+    const client = new PortClient<InboxRequest>(port, 'inbox');
+    super(client);
+    this.client = client;
   }
 
   close(): void {
