@@ -4,7 +4,7 @@ import { describeError } from '../errors';
 import type { Logger } from '../log';
 import type { InboxHost } from '../store/inbox-host';
 import { ThreadClient } from '../threads/thread-client';
-import type { LoopDelay, ReceiverEvent, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
+import type { LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
 import type { RefusalCounter } from './refusals';
 
 export interface ReceiverHostDeps {
@@ -50,6 +50,11 @@ export class ReceiverHost {
   }
 
   private onEvent(event: ReceiverEvent): void {
+    // Cues for several stored deliveries coalesce into one drain (ApplierHost).
+    for (const notice of event.notices) this.onNotice(notice);
+  }
+
+  private onNotice(event: ReceiverNotice): void {
     switch (event.type) {
       case 'log':
         this.deps.log[event.level](event.text);

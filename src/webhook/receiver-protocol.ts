@@ -24,8 +24,16 @@ export type ReceiverRequest =
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'verbose' | 'debug';
 
-/** Receiver thread -> main thread. */
-export type ReceiverEvent =
+/**
+ * Receiver thread -> main thread: notices, sent in batches (see receiver-worker.ts) so that a steady
+ * stream of deliveries wakes the main thread a few times a second, not once per delivery.
+ */
+export interface ReceiverEvent {
+  readonly type: 'notices';
+  readonly notices: readonly ReceiverNotice[];
+}
+
+export type ReceiverNotice =
   /** A log line, formatted in the thread (the main thread's logger redacts and writes it). */
   | { readonly type: 'log'; readonly level: LogLevel; readonly text: string }
   /** A refused call, by reason (webhook/refusals.ts counts them on the main thread). */
