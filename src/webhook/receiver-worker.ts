@@ -6,6 +6,7 @@ import type { IncomingDelivery, InboxPort, QuarantineInput, RefusedDelivery } fr
 import { InboxPortClient } from '../store/inbox-host';
 import { serveRequests } from '../threads/serve';
 import type { LogLevel, LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
+import { NoticeBatcher } from './notice-batcher';
 import { startWebhookServer, type RunningServer } from './server';
 
 /**
@@ -20,31 +21,13 @@ const data = workerData as ReceiverWorkerData;
 let post: (event: ReceiverEvent) => void = () => {};
 
 /**
- * Notices to the main thread go out at most every NOTICE_BATCH_MS: the first after a quiet spell at
- * once (a lone delivery's cue to the applier is not delayed), the rest of a busy spell together at the
- * end of the window. Waking the main thread for every small delivery cost a till reading pos-sync.db
- * during a large apply about a third more at p99 on a 2-core PC (docs/performance.md).
+ * Notices to the main thread go out in batches, at most one per NOTICE_BATCH_MS (NoticeBatcher):
+ * waking the main thread for every small delivery cost a till reading pos-sync.db during a large
+ * apply about a third more at p99 on a 2-core PC (docs/performance.md).
  */
 const NOTICE_BATCH_MS = 50;
-const pending: ReceiverNotice[] = [];
-let flushTimer: NodeJS.Timeout | null = null;
-let lastFlush = 0;
-
-function flush(): void {
-  if (flushTimer) clearTimeout(flushTimer);
-  flushTimer = null;
-  lastFlush = Date.now();
-  if (pending.length > 0) post({ type: 'notices', notices: pending.splice(0) });
-}
-
-function emit(notice: ReceiverNotice, urgent = false): void {
-  pending.push(notice);
-  if (urgent) return flush();
-  if (flushTimer) return;
-  const since = Date.now() - lastFlush;
-  if (since >= NOTICE_BATCH_MS) flush();
-  else flushTimer = setTimeout(flush, NOTICE_BATCH_MS - since);
-}
+const notices = new NoticeBatcher<ReceiverNotice>(NOTICE_BATCH_MS, (batch) => post({ type: 'notices', notices: batch }));
+const emit = (notice: ReceiverNotice, urgent = false): void => notices.push(notice, urgent);
 
 function text(args: unknown[]): string {
   return args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : typeof a === 'string' ? a : String(a))).join(' ');
@@ -124,7 +107,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
     case 'close':
       ready = false;
       await server?.close();
-      flush();
+      notices.flush();
       server = null;
       line?.close();
       line = null;
