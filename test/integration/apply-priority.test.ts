@@ -55,6 +55,7 @@ describe('sync.applyPriority', { skip: process.platform !== 'linux' && 'per-thre
       const expected = Math.max(10, ...(before ?? [0]));
       assert.deepEqual(nices.get('applier'), [expected], JSON.stringify([...nices]));
       assert.deepEqual(nices.get('inbox'), before);
+      assert.deepEqual(nices.get('receiver'), before, 'the webhook receiver thread answers at normal priority');
       assert.deepEqual(nices.get('MainThread'), before);
       const said = expected === 10 ? /^the applier runs at background priority \(its thread \d+, nice 10\)/ : /^the applier keeps the lower priority it started with/;
       assert.ok(lines.some((l) => said.test(l)), lines.join('\n'));
