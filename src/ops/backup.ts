@@ -565,15 +565,17 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
 }
 
 /** A folder of one set the agent wrote: a routine set or the live set saved before a restore. */
-const SET_FOLDER = /^(?:backup|pre-restore)-\d{8}T\d{6}(?:\d{3})?Z$/;
+const SET_FOLDER = /^(?:backup|pre-restore)-\d{8}T\d{6}(?:\d{3})?Z(?:\.partial)?$/;
 /** A file the agent wrote that holds 0.1's whole single file, staff tables included. */
 const LEGACY_FILE = /^(?:pos-sync|pre-0\.2-split)-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
 
 export interface StaffCopiesPurged {
-  /** Sets (routine or pre-restore) whose staff.db was deleted. */
+  /** Sets (routine or pre-restore, or one left half-written by a crash) whose staff.db was deleted. */
   readonly sets: string[];
   /** 0.1 single files (routine backups of 0.1, or the copy kept by the 0.2 upgrade) whose staff tables were emptied. */
   readonly legacyFiles: string[];
+  /** Copies that could not be purged (a file another program holds, no permission...), with why: purge them by hand. */
+  readonly failed: { readonly file: string; readonly error: string }[];
 }
 
 /**
@@ -588,6 +590,7 @@ export interface StaffCopiesPurged {
 export function purgeStaffCopies(folders: readonly string[]): StaffCopiesPurged {
   const sets: string[] = [];
   const legacyFiles: string[] = [];
+  const failed: { file: string; error: string }[] = [];
   for (const dir of [...new Set(folders.map((f) => path.resolve(f)))]) {
     let names: string[];
     try {
@@ -597,20 +600,26 @@ export function purgeStaffCopies(folders: readonly string[]): StaffCopiesPurged 
     }
     for (const name of names.sort()) {
       const entry = path.join(dir, name);
-      if (SET_FOLDER.test(name)) {
-        const staffFile = path.join(entry, STAFF_FILE);
-        if (!fs.existsSync(staffFile)) continue;
-        fs.rmSync(staffFile, { force: true });
-        for (const sidecar of ['-wal', '-shm', '-journal']) fs.rmSync(`${staffFile}${sidecar}`, { force: true });
-        rewriteManifestWithoutStaff(path.join(entry, MANIFEST));
-        fsyncPath(entry);
-        sets.push(entry);
-      } else if (LEGACY_FILE.test(name) && emptyLegacyStaffTables(entry)) {
-        legacyFiles.push(entry);
+      // One copy that cannot be purged (another program holds it, or rotation deleted it meanwhile)
+      // does not stop the others; it is reported.
+      try {
+        if (SET_FOLDER.test(name)) {
+          const staffFile = path.join(entry, STAFF_FILE);
+          if (!fs.existsSync(staffFile)) continue;
+          // The manifest first: a purge cut short leaves a set whose manifest already disowns staff.db, and the next purge deletes the file.
+          rewriteManifestWithoutStaff(path.join(entry, MANIFEST));
+          for (const file of [staffFile, `${staffFile}-wal`, `${staffFile}-shm`, `${staffFile}-journal`]) fs.rmSync(file, { force: true });
+          fsyncPath(entry);
+          sets.push(entry);
+        } else if (LEGACY_FILE.test(name) && emptyLegacyStaffTables(entry)) {
+          legacyFiles.push(entry);
+        }
+      } catch (err) {
+        if (fs.existsSync(entry)) failed.push({ file: entry, error: describeError(err) });
       }
     }
   }
-  return { sets, legacyFiles };
+  return { sets, legacyFiles, failed };
 }
 
 function rewriteManifestWithoutStaff(file: string): void {
@@ -618,7 +627,7 @@ function rewriteManifestWithoutStaff(file: string): void {
   try {
     manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof manifest;
   } catch {
-    // A set without a readable manifest is still checked file by file on restore.
+    // A half-written set has none, and a set without a readable manifest is still checked file by file on restore.
     return;
   }
   manifest.files = (manifest.files ?? []).filter((f) => f.kind !== 'staff');
@@ -639,8 +648,11 @@ function emptyLegacyStaffTables(file: string): boolean {
     const rows = tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n, 0);
     if (rows === 0) return false;
     db.pragma('secure_delete = ON');
+    const stat4 = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'").get() !== undefined;
     db.transaction(() => {
       for (const t of tables) db.prepare(`DELETE FROM "${t}"`).run();
+      // ANALYZE's samples of index keys (names among them), where SQLite was built with STAT4.
+      if (stat4) db.prepare("DELETE FROM sqlite_stat4 WHERE tbl LIKE 'staff\\_%' ESCAPE '\\'").run();
     })();
     db.exec('VACUUM');
     return true;

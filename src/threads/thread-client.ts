@@ -128,11 +128,11 @@ export class ThreadClient<Request, Event = never> {
       });
       worker.once('error', (err) => {
         reject(err);
-        this.gone(err.message);
+        this.gone(worker, err.message);
       });
       worker.once('exit', (code) => {
         reject(new Error(`the ${this.options.name} thread exited with code ${code} before it was ready`));
-        this.gone(`exit code ${code}`);
+        this.gone(worker, `exit code ${code}`);
       });
     });
     return this.ready;
@@ -146,8 +146,13 @@ export class ThreadClient<Request, Event = never> {
     else waiter.reject(deserializeError(reply.error));
   }
 
-  private gone(reason: string): void {
-    if (this.worker === null) return;
+  /**
+   * `worker` ended. A thread that throws fires 'error' and, once torn down, 'exit': by then a new
+   * thread may already run (onUnexpectedExit restarts at once), which the old one's 'exit' must not
+   * take for itself.
+   */
+  private gone(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
     this.worker = null;
     this.ready = null;
     for (const waiter of this.pending.values()) waiter.reject(new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread stopped (${reason}); try again`));

@@ -114,22 +114,34 @@ export class ReceiverHost {
     return this.thread.request<LoopDelay | null>({ type: 'loop-delay', action });
   }
 
+  /** One restart at a time: a thread that ends while one is under way (or waiting to retry) needs no second. */
+  private restarting = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+
   private restart(attempt = 1): void {
-    if (this.closing) return;
+    if (this.closing || (this.restarting && attempt === 1)) return;
+    this.restarting = true;
+    this.retryTimer = null;
+    // The address it had: the same port even where 0 was configured (a tunnel points at it).
+    const previousPort = this.listening ? Number(new URL(this.listening.url).port) : undefined;
     void (async () => {
       const port = await this.inboxLine();
       // The thread client starts a new thread with this request.
-      this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port }, [port]);
+      this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port, ...(previousPort ? { port: previousPort } : {}) }, [port]);
       if (this.ready) await this.thread.request({ type: 'ready', ready: true });
+      this.restarting = false;
       this.deps.log.info(`webhook receiver listening again at ${this.listening.url}`);
     })().catch((err: unknown) => {
+      if (this.closing) return;
       this.deps.log.error(`restarting the webhook receiver (attempt ${attempt}): ${describeError(err)}`);
-      setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+      this.retryTimer = setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt));
+      this.retryTimer.unref();
     });
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.thread.stop({ type: 'close' });
   }
 }

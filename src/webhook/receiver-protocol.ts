@@ -8,8 +8,12 @@ export interface ReceiverWorkerData {
 
 /** Main thread -> receiver thread. */
 export type ReceiverRequest =
-  /** Listen, with this line to the inbox thread; replies with the receiver's URL. */
-  | { readonly type: 'listen'; readonly inboxPort: MessagePort }
+  /**
+   * Listen, with this line to the inbox thread; replies with the receiver's URL. `port` overrides the
+   * configured one (a restarted thread takes the port its predecessor had, even where 0 was configured).
+   * A thread that already listens answers with its URL and keeps its line.
+   */
+  | { readonly type: 'listen'; readonly inboxPort: MessagePort; readonly port?: number }
   /** A new line to the inbox thread, after the old one closed (the inbox thread was restarted). */
   | { readonly type: 'inbox-port'; readonly inboxPort: MessagePort }
   /** Until true (every part of the agent started) and again once false (stopping), calls get 503 "starting". */

@@ -86,9 +86,13 @@ function measureLoopDelay(action: 'start' | 'stop'): LoopDelay | null {
 post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
   switch (request.type) {
     case 'listen':
+      if (server) {
+        request.inboxPort.close();
+        return { url: server.url };
+      }
       connect(request.inboxPort);
       server = await startWebhookServer({
-        config: data.config,
+        config: request.port === undefined ? data.config : { ...data.config, port: request.port },
         inbox,
         log,
         isReady: () => ready,
@@ -107,10 +111,12 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
     case 'close':
       ready = false;
       await server?.close();
-      notices.flush();
       server = null;
+      // Calls still waiting for the inbox fail now; their log lines go out with the last batch.
       line?.close();
       line = null;
+      await new Promise((resolve) => setImmediate(resolve));
+      notices.flush();
       return null;
   }
 }).emit;

@@ -33,10 +33,11 @@ async function main() {
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
   // The receiver thread's event-loop delay (the bench measures it during a large apply on the applier thread).
   process.on('message', (msg) => {
+    const failed = (cmd) => (err) => process.send?.({ cmd, error: String((err && err.message) || err) });
     if (msg.cmd === 'eld-start') {
-      void agent.receiverLoopDelay('start').then(() => process.send?.({ cmd: 'eld-start' }));
+      void agent.receiverLoopDelay('start').then(() => process.send?.({ cmd: 'eld-start' }), failed('eld-start'));
     } else if (msg.cmd === 'eld-stop') {
-      void agent.receiverLoopDelay('stop').then((d) => process.send?.({ cmd: 'eld-stop', p50Ms: d?.p50Ms ?? 0, p99Ms: d?.p99Ms ?? 0, maxMs: d?.maxMs ?? 0 }));
+      void agent.receiverLoopDelay('stop').then((d) => process.send?.({ cmd: 'eld-stop', p50Ms: d?.p50Ms ?? 0, p99Ms: d?.p99Ms ?? 0, maxMs: d?.maxMs ?? 0 }), failed('eld-stop'));
     } else if (msg.cmd === 'stats') {
       process.send?.({
         cmd: 'stats',

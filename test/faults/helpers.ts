@@ -100,7 +100,9 @@ export async function spawnAgent(configFile: string, options: SpawnOptions = {})
       const onMessage = (m: unknown): void => {
         if ((m as { cmd?: string }).cmd === reply) {
           child.off('message', onMessage);
-          resolve(m as T);
+          const error = (m as { error?: string }).error;
+          if (error !== undefined) reject(new Error(`child agent ${reply}: ${error}`));
+          else resolve(m as T);
         }
       };
       child.on('message', onMessage);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { startTestAgent } from '../helpers/agent';
-import { freePort } from '../helpers/child-agent';
 import { item, price, update } from '../helpers/fixtures';
 
 /**
@@ -69,8 +68,8 @@ describe('the webhook receiver thread', () => {
   });
 
   it('keeps answering after the inbox thread or the receiver thread itself ends unexpectedly', { timeout: 180_000 }, async () => {
-    const port = await freePort();
-    const t = await startTestAgent({ webhook: { port } });
+    // Port 0 configured: a restarted receiver must take the port its predecessor had (a tunnel points at it).
+    const t = await startTestAgent({ webhook: { port: 0 } });
     assert.equal((await t.post(small(6, 1))).status, 200);
     const threadOf = (o: unknown, key: string): Worker => (o as Record<string, { worker: Worker }>)[key]!.worker;
     const postUntil200 = async (seq: number): Promise<number[]> => {

@@ -159,8 +159,12 @@ http {
         ),
       );
     }
+    // The receiver thread sends its counts to the main thread in batches (at most every 50 ms).
+    const counted = (): number => (t.agent.refusals.snapshot().total.invalid_bearer_token ?? 0) - before;
+    for (const deadline = Date.now() + 10_000; counted() < N && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
     const snapshot = t.agent.refusals.snapshot();
-    assert.equal((snapshot.total.invalid_bearer_token ?? 0) - before, N);
+    assert.equal((snapshot.total.invalid_bearer_token ?? 0) - before, N, 'every refusal counted once');
     assert.ok((snapshot.lastHour.invalid_bearer_token ?? 0) >= N);
     // Closing the minute writes one summary line for all of them, not N lines.
     const lines: string[] = [];

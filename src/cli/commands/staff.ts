@@ -238,7 +238,9 @@ export const staffPurge: Command = {
         const n = copies.sets.length + copies.legacyFiles.length;
         ctx.out(n === 0 ? 'No backup held staff data.' : `Deleted the staff data kept in ${n} backup${n === 1 ? '' : 's'}: ${[...copies.sets, ...copies.legacyFiles].join(', ')}. Their menu and inbox can still be restored.`);
       }
-      return EXIT.ok;
+      if (copies.failed.length === 0) return EXIT.ok;
+      for (const f of copies.failed) writeErr(`could not purge the staff data in ${f.file}: ${f.error} (close the program that holds it and run staff purge again, or delete it by hand)`);
+      return EXIT.failed;
     });
   },
 };

@@ -188,6 +188,13 @@ describe('backup and restore', () => {
     const splitCopy = path.join(config.dataDir, 'backups', 'pre-0.2-split-20261102T030000000Z.db');
     fs.copyFileSync(fixture, legacyBackup);
     fs.copyFileSync(fixture, splitCopy);
+    // A set a crash left half-written (no manifest yet) still holds staff.db.
+    const partial = path.join(backupDir(config), 'backup-20261103T030000000Z.partial');
+    fs.mkdirSync(partial);
+    fs.copyFileSync(path.join(routine.file, 'staff.db'), path.join(partial, 'staff.db'));
+    // A 0.1-named file that is not a database: reported, and the others are purged all the same.
+    const broken = path.join(backupDir(config), 'pos-sync-20261104T030000000Z.db');
+    fs.writeFileSync(broken, 'not a database');
     // Not the agent's naming: never touched.
     const foreign = path.join(backupDir(config), 'my-copy');
     fs.mkdirSync(foreign);
@@ -199,10 +206,13 @@ describe('backup and restore', () => {
     const configFile = path.join(config.dataDir, 'config.json');
     fs.writeFileSync(configFile, JSON.stringify({ dataDir: config.dataDir, backup: { includeStaff: true }, employees: { baseUrl: 'http://127.0.0.1:9', organisationId: 1 } }));
     const cli = spawnSync(process.execPath, [CLI, 'staff', 'purge', '--yes', '--json', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(cli.status, 0, cli.stderr);
-    const report = JSON.parse(cli.stdout) as { backupsPurged: { sets: string[]; legacyFiles: string[] } };
+    assert.equal(cli.status, 1, 'one copy could not be purged: the command fails');
+    assert.match(cli.stderr, /could not purge the staff data in .*pos-sync-20261104T030000000Z\.db/);
+    const report = JSON.parse(cli.stdout) as { backupsPurged: { sets: string[]; legacyFiles: string[]; failed: { file: string }[] } };
+    assert.deepEqual(report.backupsPurged.failed.map((f) => path.basename(f.file)), [path.basename(broken)]);
+    assert.equal(fs.existsSync(path.join(partial, 'staff.db')), false, 'the half-written set is purged too');
     // Every set the agent made (the service also backs up on start), the pre-restore set among them.
-    const setsWithStaff = [...listBackups(backupDir(config)).filter((b) => b.kind === 'set').map((b) => b.name), path.basename(preRestore)].sort();
+    const setsWithStaff = [...listBackups(backupDir(config)).filter((b) => b.kind === 'set').map((b) => b.name), path.basename(preRestore), path.basename(partial)].sort();
     assert.ok(setsWithStaff.length >= 2 && setsWithStaff.includes(path.basename(routine.file)));
     assert.deepEqual(report.backupsPurged.sets.map((f) => path.basename(f)).sort(), setsWithStaff);
     assert.deepEqual(report.backupsPurged.legacyFiles.map((f) => path.basename(f)).sort(), [path.basename(legacyBackup), path.basename(splitCopy)].sort());
