@@ -22,8 +22,10 @@ import { backupDir } from './paths';
  * they are still listed and restorable (the next start splits the restored file, src/store/split.ts).
  * Names sort by age.
  */
-const SET_NAME = /^backup-(\d{8}T\d{6}(?:\d{3})?Z)$/;
-const SINGLE_FILE_NAME = /^pos-sync-(\d{8}T\d{6}(?:\d{3})?Z)\.db$/;
+/** The UTC time in every name the agent gives a backup (see stamp). */
+const STAMP = String.raw`(\d{8}T\d{6}(?:\d{3})?Z)`;
+const SET_NAME = new RegExp(`^backup-${STAMP}$`);
+const SINGLE_FILE_NAME = new RegExp(`^pos-sync-${STAMP}\\.db$`);
 const MANIFEST = 'manifest.json';
 
 export interface BackupFile {
@@ -565,9 +567,9 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
 }
 
 /** A folder of one set the agent wrote: a routine set or the live set saved before a restore. */
-const SET_FOLDER = /^(?:backup|pre-restore)-\d{8}T\d{6}(?:\d{3})?Z(?:\.partial)?$/;
+const SET_FOLDER = new RegExp(`^(?:backup|pre-restore)-${STAMP}(?:\\.partial)?$`);
 /** A file the agent wrote that holds 0.1's whole single file, staff tables included. */
-const LEGACY_FILE = /^(?:pos-sync|pre-0\.2-split)-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
+const LEGACY_FILE = new RegExp(`^(?:pos-sync|pre-0\\.2-split)-${STAMP}\\.db$`);
 
 export interface StaffCopiesPurged {
   /** Sets (routine or pre-restore, or one left half-written by a crash) whose staff.db was deleted. */

@@ -106,6 +106,11 @@ function buildFromLegacy(legacyFile: string, target: string, build: (db: Db) => 
   fsyncDir(path.dirname(target));
 }
 
+/** Where the upgrade keeps 0.1's whole file (`pre-0.2-split-<time>.db`): always here, whatever backup.dir says. */
+export function legacySplitBackupDir(dataDir: string): string {
+  return path.join(dataDir, 'backups');
+}
+
 /**
  * Splits a 0.1 data folder if its till file still has the single-file layout; returns null when there
  * is nothing to do (a new folder, or one already split).
@@ -119,7 +124,7 @@ export function splitLegacyIfNeeded(dataDir: string, now: Date = new Date()): Sp
     till.pragma('synchronous = FULL');
     if (!isLegacySingleFile(till)) return null;
     // 1. The whole 0.1 file, as it is, before anything changes.
-    const backups = path.join(dataDir, 'backups');
+    const backups = legacySplitBackupDir(dataDir);
     fs.mkdirSync(backups, { recursive: true });
     const backupFile = path.join(backups, `pre-0.2-split-${now.toISOString().replace(/[-:.]/g, '')}.db`);
     fs.rmSync(backupFile, { force: true });

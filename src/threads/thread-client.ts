@@ -45,41 +45,57 @@ function workerEntry(dir: string, base: string): { source: string; eval: boolean
 }
 
 /**
- * Requests to another thread over a MessagePort that replies through servePort (serve.ts): the
- * receiver thread's line to the inbox thread. Replies settle by id; `fail` rejects every open one.
+ * Requests waiting for their replies, by id: the bookkeeping of both ThreadClient (a worker it
+ * starts) and PortClient (a MessagePort to another thread).
  */
-export class PortClient<Request> {
+class Waiting {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+
+  /** Sends the request with a new id (through `post`) and resolves with its reply's value. */
+  send<T>(post: (message: ThreadRequest) => void, request: unknown): Promise<T> {
+    const id = this.nextId++;
+    const reply = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    post({ id, request });
+    return reply as Promise<T>;
+  }
+
+  settle(reply: ThreadReply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(deserializeError(reply.error));
+  }
+
+  /** The other end is gone: every request still waiting fails as a 503 (a sender retries). */
+  failAll(name: string, reason: string): void {
+    for (const waiter of this.pending.values()) waiter.reject(new AppError(`${name}_stopped`, 503, `the ${name} thread stopped (${reason}); try again`));
+    this.pending.clear();
+  }
+}
+
+/**
+ * Requests to another thread over a MessagePort that replies through servePort (serve.ts): the
+ * receiver thread's line to the inbox thread.
+ */
+export class PortClient<Request> {
+  private readonly waiting = new Waiting();
 
   constructor(
     private readonly port: MessagePort,
     private readonly name: string,
   ) {
-    port.on('message', (reply: ThreadReply) => {
-      const waiter = this.pending.get(reply.id);
-      if (!waiter) return;
-      this.pending.delete(reply.id);
-      if (reply.ok) waiter.resolve(reply.value);
-      else waiter.reject(deserializeError(reply.error));
-    });
+    port.on('message', (reply: ThreadReply) => this.waiting.settle(reply));
   }
 
   request<T>(request: Request, transfer: readonly TransferListItem[] = []): Promise<T> {
-    const id = this.nextId++;
-    const reply = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.port.postMessage({ id, request } satisfies ThreadRequest, [...transfer]);
-    return reply as Promise<T>;
+    return this.waiting.send<T>((message) => this.port.postMessage(message, [...transfer]), request);
   }
 
-  /** The other end is gone: every request still waiting fails as a 503 (the sender retries). */
-  fail(reason: string): void {
-    for (const waiter of this.pending.values()) waiter.reject(new AppError(`${this.name}_stopped`, 503, `the ${this.name} thread stopped (${reason}); try again`));
-    this.pending.clear();
-  }
-
+  /** Every request still waiting fails as a 503, and the port closes. */
   close(): void {
-    this.fail('closing');
+    this.waiting.failAll(this.name, 'closing');
     this.port.close();
   }
 }
@@ -87,8 +103,7 @@ export class PortClient<Request> {
 export class ThreadClient<Request, Event = never> {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  private readonly waiting = new Waiting();
   private stopped = false;
 
   constructor(
@@ -124,7 +139,7 @@ export class ThreadClient<Request, Event = never> {
       worker.on('message', (message: ThreadReply | ThreadEvent) => {
         if (message.kind === 'ready') resolve();
         else if (message.kind === 'event') this.options.onEvent?.(message.event as Event);
-        else this.settle(message);
+        else this.waiting.settle(message);
       });
       worker.once('error', (err) => {
         reject(err);
@@ -138,14 +153,6 @@ export class ThreadClient<Request, Event = never> {
     return this.ready;
   }
 
-  private settle(reply: ThreadReply): void {
-    const waiter = this.pending.get(reply.id);
-    if (!waiter) return;
-    this.pending.delete(reply.id);
-    if (reply.ok) waiter.resolve(reply.value);
-    else waiter.reject(deserializeError(reply.error));
-  }
-
   /**
    * `worker` ended. A thread that throws fires 'error' and, once torn down, 'exit': by then a new
    * thread may already run (onUnexpectedExit restarts at once), which the old one's 'exit' must not
@@ -155,8 +162,7 @@ export class ThreadClient<Request, Event = never> {
     if (this.worker !== worker) return;
     this.worker = null;
     this.ready = null;
-    for (const waiter of this.pending.values()) waiter.reject(new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread stopped (${reason}); try again`));
-    this.pending.clear();
+    this.waiting.failAll(this.options.name, reason);
     if (!this.stopped) this.options.onUnexpectedExit?.(reason);
   }
 
@@ -166,10 +172,7 @@ export class ThreadClient<Request, Event = never> {
     await this.start();
     const worker = this.worker;
     if (!worker) throw new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread is not running; try again`);
-    const id = this.nextId++;
-    const reply = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    worker.postMessage({ id, request } satisfies ThreadRequest, [...transfer]);
-    return (await reply) as T;
+    return this.waiting.send<T>((message) => worker.postMessage(message, [...transfer]), request);
   }
 
   /** Sends a last request (e.g. "close your connections"), then ends the thread. */

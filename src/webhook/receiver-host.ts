@@ -27,31 +27,27 @@ export class ReceiverHost {
   private listening: { url: string } | null = null;
   private ready = false;
   private closing = false;
+  /** One restart at a time: a thread that ends while one is under way (or waiting to retry) needs no second. */
+  private restarting = false;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: ReceiverHostDeps) {
-    this.thread = this.newThread();
-  }
-
-  private newThread(): ThreadClient<ReceiverRequest, ReceiverEvent> {
-    const { deps } = this;
-    return new ThreadClient<ReceiverRequest, ReceiverEvent>({
+    this.thread = new ThreadClient<ReceiverRequest, ReceiverEvent>({
       dir: __dirname,
       entry: 'receiver-worker',
       name: 'receiver',
       workerData: { config: deps.config } satisfies ReceiverWorkerData,
       // Bodies are Buffers, outside the heap, and move on to the inbox thread; the heap holds express and sockets.
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
-      onEvent: (event) => this.onEvent(event),
+      onEvent: (event) => {
+        // Cues for several stored deliveries coalesce into one drain (ApplierHost).
+        for (const notice of event.notices) this.onNotice(notice);
+      },
       onUnexpectedExit: (reason) => {
         deps.log.error(`the webhook receiver thread stopped (${reason}); starting it again`);
         this.restart();
       },
     });
-  }
-
-  private onEvent(event: ReceiverEvent): void {
-    // Cues for several stored deliveries coalesce into one drain (ApplierHost).
-    for (const notice of event.notices) this.onNotice(notice);
   }
 
   private onNotice(event: ReceiverNotice): void {
@@ -66,7 +62,11 @@ export class ReceiverHost {
         this.deps.onStored();
         return;
       case 'inbox-lost':
-        this.reconnectInbox();
+        this.retrying('reconnecting the webhook receiver to the inbox thread', async () => {
+          const port = await this.inboxLine();
+          await this.thread.request({ type: 'inbox-port', inboxPort: port }, [port]);
+          this.deps.log.info('the webhook receiver is connected to the inbox thread again');
+        });
         return;
     }
   }
@@ -79,24 +79,28 @@ export class ReceiverHost {
     return port1;
   }
 
-  private reconnectInbox(attempt = 1): void {
+  /** Has the thread (a new one if it had ended) listen, on `port` if given, with a new line to the inbox thread. */
+  private async listen(port?: number): Promise<{ url: string }> {
+    const inboxPort = await this.inboxLine();
+    this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort, ...(port ? { port } : {}) }, [inboxPort]);
+    return this.listening;
+  }
+
+  /** Runs `attempt` until it succeeds, backing off between tries (0.5 s doubling to 30 s); stops once closing. */
+  private retrying(what: string, attempt: () => Promise<void>, tries = 1): void {
     if (this.closing) return;
-    void (async () => {
-      const port = await this.inboxLine();
-      await this.thread.request({ type: 'inbox-port', inboxPort: port }, [port]);
-      this.deps.log.info('the webhook receiver is connected to the inbox thread again');
-    })().catch((err: unknown) => {
-      this.deps.log.error(`reconnecting the webhook receiver to the inbox thread (attempt ${attempt}): ${describeError(err)}`);
-      setTimeout(() => this.reconnectInbox(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+    this.retryTimer = null;
+    attempt().catch((err: unknown) => {
+      if (this.closing) return;
+      this.deps.log.error(`${what} (attempt ${tries}): ${describeError(err)}`);
+      this.retryTimer = setTimeout(() => this.retrying(what, attempt, tries + 1), Math.min(30_000, 250 * 2 ** tries));
+      this.retryTimer.unref();
     });
   }
 
   /** Starts the thread and listens; resolves with the receiver's URL. A failure to listen (a busy port) rejects with its code. */
-  async start(): Promise<{ url: string }> {
-    await this.thread.start();
-    const port = await this.inboxLine();
-    this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port }, [port]);
-    return this.listening;
+  start(): Promise<{ url: string }> {
+    return this.listen();
   }
 
   get url(): string | null {
@@ -114,28 +118,16 @@ export class ReceiverHost {
     return this.thread.request<LoopDelay | null>({ type: 'loop-delay', action });
   }
 
-  /** One restart at a time: a thread that ends while one is under way (or waiting to retry) needs no second. */
-  private restarting = false;
-  private retryTimer: NodeJS.Timeout | null = null;
-
-  private restart(attempt = 1): void {
-    if (this.closing || (this.restarting && attempt === 1)) return;
+  private restart(): void {
+    if (this.restarting) return;
     this.restarting = true;
-    this.retryTimer = null;
     // The address it had: the same port even where 0 was configured (a tunnel points at it).
     const previousPort = this.listening ? Number(new URL(this.listening.url).port) : undefined;
-    void (async () => {
-      const port = await this.inboxLine();
-      // The thread client starts a new thread with this request.
-      this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort: port, ...(previousPort ? { port: previousPort } : {}) }, [port]);
+    this.retrying('restarting the webhook receiver', async () => {
+      const { url } = await this.listen(previousPort);
       if (this.ready) await this.thread.request({ type: 'ready', ready: true });
       this.restarting = false;
-      this.deps.log.info(`webhook receiver listening again at ${this.listening.url}`);
-    })().catch((err: unknown) => {
-      if (this.closing) return;
-      this.deps.log.error(`restarting the webhook receiver (attempt ${attempt}): ${describeError(err)}`);
-      this.retryTimer = setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt));
-      this.retryTimer.unref();
+      this.deps.log.info(`webhook receiver listening again at ${url}`);
     });
   }
 

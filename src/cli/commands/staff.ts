@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import type { Config } from '../../config/schema';
 import { AgentCore } from '../../core';
 import { createEmployeeApi } from '../../dev/employee-api/app';
 import { EmployeeValidationError } from '../../employees/errors';
@@ -9,6 +9,7 @@ import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
 import { purgeStaffCopies } from '../../ops/backup';
+import { legacySplitBackupDir } from '../../store/split';
 import { backupDir } from '../../ops/paths';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
@@ -16,14 +17,14 @@ import { timeWithZone } from '../../domain/local-time';
 import { staffSyncText } from '../../admin/wording';
 
 /** Runs fn with a StaffService on staff.db (the cache), closed afterwards. */
-async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService) => Promise<T> | T): Promise<T> {
+async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService, config: Readonly<Config>) => Promise<T> | T): Promise<T> {
   const config = ctx.config();
   if (!config.employees) throw new AppError('staff_not_configured', 500, 'the employee interface is not configured: add an "employees" section to the configuration (see docs/staff.md)');
   const log = ctx.json ? silentLogger : ctx.logger(config, { console: false });
   const core = new AgentCore(config, log);
   const staff = new StaffService(config, log, { db: core.staffDb });
   try {
-    return await fn(staff);
+    return await fn(staff, config);
   } finally {
     await staff.stop();
     core.close();
@@ -227,11 +228,10 @@ export const staffPurge: Command = {
   options: { yes: { type: 'boolean' } },
   run(ctx) {
     if (ctx.values.yes !== true) throw new UsageError('staff purge deletes all cached staff data; add --yes to confirm');
-    return withStaff(ctx, (staff) => {
+    return withStaff(ctx, (staff, config) => {
       const removed = staff.purge();
       // The agent's own copies too: sets that carry staff.db and 0.1 files with staff tables.
-      const config = ctx.config();
-      const copies = purgeStaffCopies([backupDir(config), path.join(config.dataDir, 'backups')]);
+      const copies = purgeStaffCopies([backupDir(config), legacySplitBackupDir(config.dataDir)]);
       if (ctx.json) ctx.printJson({ removed, backupsPurged: copies });
       else {
         ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. A later staff sync (or the running agent's schedule) fetches them again.`);
