@@ -15,6 +15,38 @@ import { checkEndState, reachedExpected, sleep, spawnAgent, waitFor, writeConfig
  */
 const SEED = Number(process.env.FAULT_SEED ?? 777);
 
+/** Writes `file` until the file system is full, then truncates it by `leaveBytes`; returns its size. */
+function fillUntilFull(file: string, leaveBytes: number): number {
+  const chunk = Buffer.alloc(256 * 1024);
+  const fd = fs.openSync(file, 'w');
+  let size = 0;
+  try {
+    for (;;) {
+      try {
+        size += fs.writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        // A chunk that did not fit whole: fill the rest a page at a time.
+        const page = Buffer.alloc(4096);
+        for (;;) {
+          try {
+            size += fs.writeSync(fd, page);
+          } catch (inner) {
+            if ((inner as NodeJS.ErrnoException).code !== 'ENOSPC') throw inner;
+            break;
+          }
+        }
+        break;
+      }
+    }
+    size = Math.max(0, size - leaveBytes);
+    fs.ftruncateSync(fd, size);
+    return size;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function chainsFor(seed: number): LocationChain[] {
   return generateChains({
     seed,
@@ -169,9 +201,10 @@ describe('storage faults', () => {
           agent,
           dataDir,
           inject: async () => {
-            // Fill what is left, but for a few KiB, so the next commits hit ENOSPC.
-            const free = fs.statfsSync(mountPoint).bavail * fs.statfsSync(mountPoint).bsize;
-            fs.writeFileSync(filler, Buffer.alloc(Math.max(0, free - 8 * 1024)));
+            // Fill what is left, but for a few KiB, so the next commits hit ENOSPC. The agent may
+            // still be writing (WAL, checkpoint, log) while we fill, so a size read beforehand can be
+            // stale: write until the file system says ENOSPC, then give back the few KiB.
+            t.diagnostic(`filler: ${fillUntilFull(filler, 8 * 1024)} bytes`);
           },
           clear: async () => {
             fs.rmSync(filler, { force: true });
