@@ -68,6 +68,29 @@ describe('parseExact: JSON.parse with numbers kept as their source text', () => 
     assert.ok(refused > 1000 && accepted > 500, `both branches drawn often: ${refused} refused, ${accepted} accepted`);
   });
 
+  it('keeps every number\'s text exactly as written, in every form the grammar allows', () => {
+    // -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?, every optional part drawn often, inside arrays and objects.
+    const numberText = fc
+      .tuple(fc.boolean(), fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9]\d{0,30}$/)), fc.option(fc.stringMatching(/^\d{1,30}$/)), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.stringMatching(/^\d{1,4}$/))))
+      .map(([neg, whole, fraction, exponent]) => `${neg ? '-' : ''}${whole}${fraction === null ? '' : `.${fraction}`}${exponent === null ? '' : exponent.join('')}`);
+    let withExponent = 0;
+    let withFraction = 0;
+    fc.assert(
+      fc.property(fc.array(numberText, { minLength: 1, maxLength: 8 }), fc.constantFrom('', ' ', '\n\t'), (texts, space) => {
+        const inArray = parseExact(`[${space}${texts.join(`${space},${space}`)}${space}]`) as JsonNumber[];
+        assert.deepEqual(inArray.map((n) => n.source), texts);
+        const inObject = parseExact(`{${texts.map((t, i) => `"k${i}"${space}:${space}${t}`).join(',')}}`) as Record<string, JsonNumber>;
+        assert.deepEqual(Object.values(inObject).map((n) => n.source), texts);
+        for (const t of texts) {
+          if (/[eE]/.test(t)) withExponent++;
+          if (t.includes('.')) withFraction++;
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    assert.ok(withExponent > 1000 && withFraction > 1000, `forms drawn often: ${withExponent} with an exponent, ${withFraction} with a fraction`);
+  });
+
   it('reads deep nesting without overflowing the stack, and keeps __proto__ as an own member', () => {
     const depth = 200_000;
     const deep = parseExact(`${'['.repeat(depth)}1${']'.repeat(depth)}`);
