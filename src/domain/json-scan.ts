@@ -346,29 +346,57 @@ function numberEnd(text: string, pos: number): number {
   return i;
 }
 
-/** A member name at `pos` (after whitespace) and the ':' after it; returns the name, and moves `at.pos` past the colon. */
-function readKey(text: string, at: { pos: number }): string {
+/**
+ * A member name at `pos` (after whitespace) and the ':' after it; returns the name, and moves `at.pos`
+ * past the colon. `previous` is the name before it in the same object (FIRST_MEMBER for the first).
+ */
+function readKey(text: string, at: { pos: number }, previous: string): string {
   const n = text.length;
   let pos = skipWhitespace(text, at.pos);
   if (text.charCodeAt(pos) !== QUOTE) fail(text, pos, 'expected a string');
-  // A name without escapes is compared in place with the names seen before (no new string for
-  // the same few names read a million times); anything else takes the general path.
-  let end = pos + 1;
-  for (let c = text.charCodeAt(end); end < n && c !== QUOTE && c !== BACKSLASH && c >= 0x20; c = text.charCodeAt(++end));
+  // The name that followed `previous` last time, if it is here: checked in place, to its closing quote.
+  const guess = NEXT_NAME.get(previous);
   let key: string;
-  if (end < n && text.charCodeAt(end) === QUOTE) {
-    key = knownKeyAt(text, pos + 1, end) ?? canonicalKey(text.slice(pos + 1, end));
-    pos = end + 1;
+  if (guess !== undefined && text.startsWith(guess, pos + 1) && text.charCodeAt(pos + 1 + guess.length) === QUOTE) {
+    key = guess;
+    pos += guess.length + 2;
   } else {
+    // A name without escapes is compared in place with the names seen before (no new string for
+    // the same few names read a million times); anything else takes the general path.
+    let end = pos + 1;
+    for (let c = text.charCodeAt(end); end < n && c !== QUOTE && c !== BACKSLASH && c >= 0x20; c = text.charCodeAt(++end));
+    if (end < n && text.charCodeAt(end) === QUOTE) {
+      key = knownKeyAt(text, pos + 1, end) ?? canonicalKey(text.slice(pos + 1, end));
+      pos = end + 1;
+      // Only a name read in place (no quote, backslash or control character in it) is ever a guess,
+      // so a guess that matches is exactly the name the general path would read.
+      if (previous.length <= MAX_KEY_LENGTH && key.length <= MAX_KEY_LENGTH && (NEXT_NAME.size < MAX_KEYS || NEXT_NAME.has(previous))) NEXT_NAME.set(previous, key);
+      key = readKeyColon(text, pos, at, key);
+      return key;
+    }
     const close = stringClose(text, pos);
     key = canonicalKey(close < 0 ? (JSON.parse(text.slice(pos, -close)) as string) : text.slice(pos + 1, close));
     pos = (close < 0 ? -close - 1 : close) + 1;
   }
+  return readKeyColon(text, pos, at, key);
+}
+
+/** The ':' after a name that ends just before `pos`; moves `at.pos` past it and returns `key`. */
+function readKeyColon(text: string, pos: number, at: { pos: number }, key: string): string {
   pos = skipWhitespace(text, pos);
   if (text.charCodeAt(pos) !== COLON) fail(text, pos, "expected ':' after a key");
   at.pos = skipWhitespace(text, pos + 1);
   return key;
 }
+
+/**
+ * Which name followed each name last time (and which came first in an object, under FIRST_MEMBER).
+ * The elements of a publication repeat one layout thousands of times, so the next name is nearly
+ * always the one guessed, and is then only compared in place. Bounded like KEYS.
+ */
+const NEXT_NAME = new Map<string, string>();
+/** The "name before" the first member of an object. A body may use it as a name too; a guess is only ever a hint, checked against the text. */
+const FIRST_MEMBER = '\u0000{';
 
 /**
  * JSON.parse, except that every number becomes a JsonNumber holding its source text. Accepts exactly
@@ -407,7 +435,7 @@ export function parseExact(text: string): unknown {
         let key = '';
         if (!isArray) {
           at.pos = pos;
-          key = readKey(text, at);
+          key = readKey(text, at, FIRST_MEMBER);
           pos = at.pos;
         }
         stack.push({ container, isArray, key });
@@ -444,7 +472,7 @@ export function parseExact(text: string): unknown {
         pos = skipWhitespace(text, pos + 1);
         if (!top.isArray) {
           at.pos = pos;
-          top.key = readKey(text, at);
+          top.key = readKey(text, at, top.key);
           pos = at.pos;
         }
         break;

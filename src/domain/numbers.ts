@@ -21,6 +21,9 @@ const MAX_EXPONENT = 400;
  * computed. Null for text that is not a JSON-style decimal, or an exponent beyond +-400.
  */
 export function plainDecimal(source: string): string | null {
+  // Most numbers in a publication are already plain whole numbers (TaxRate, PLU): given back as they
+  // are, without the regular expression and the slicing below (about 210,000 of them in the L menu).
+  if (isPlainWhole(source)) return source;
   const m = DECIMAL_SOURCE.exec(source);
   if (!m) return null;
   const exponent = m[4] === undefined ? 0 : Number(m[4]);
@@ -44,6 +47,20 @@ export function plainDecimal(source: string): string | null {
   fraction = fraction.replace(/0+$/, '');
   const zero = intPart === '0' && fraction === '';
   return `${m[1] === '-' && !zero ? '-' : ''}${intPart}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
+/** `0`, or a digit 1-9 followed by digits: a whole number already in plain form. */
+function isPlainWhole(source: string): boolean {
+  const n = source.length;
+  if (n === 0) return false;
+  const first = source.charCodeAt(0);
+  if (first === 0x30) return n === 1;
+  if (first < 0x31 || first > 0x39) return false;
+  for (let i = 1; i < n; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /** The text of a sent number (JsonNumber or JS number), or null when the value is not a number. */

@@ -101,6 +101,38 @@ describe('lazy JSON body reader', () => {
     }
   });
 
+  it('reads the next name right whatever name followed the same name last time (the guess is only a hint)', () => {
+    // Each text first teaches "after a, b" (and what comes first), then breaks the guess: a longer
+    // name that starts with it, a shorter one it starts with, the same name spelt with escapes, a name
+    // with an escaped quote right after the guessed text, a missing colon, whitespace before the name.
+    const teach = '{"a": 1, "b": 2, "c": 3}';
+    const breakers = [
+      '{"a": 1, "bb": 2}',
+      '{"a": 1, "": 2}',
+      '{"a": 1, "\\u0062": 2}',
+      '{"a": 1, "b\\"": 2}',
+      '{"a": 1, "b\\\\": 2}',
+      '{"a": 1, "b" 2}',
+      '{"a": 1,\n\t "b"\n:\n2}',
+      '{"a": 1, "b": 2, "b": 3}',
+      '{"b": 1, "a": 2}',
+      '{"a": 1, "b',
+      '{"\\u0000{": 1, "a": 2}',
+    ];
+    for (const text of breakers) {
+      for (let round = 0; round < 2; round++) {
+        parseExact(teach);
+        const want = parseOutcome(() => JSON.parse(text) as unknown);
+        const got = parseOutcome(() => parseExact(text));
+        assert.equal(got.ok, want.ok, `${text}: JSON.parse ${want.ok ? 'accepts' : 'refuses'}`);
+        if (got.ok && want.ok) {
+          assert.deepEqual(asParsed(got.value), want.value, text);
+          assert.deepEqual(Object.keys(got.value as object), Object.keys(want.value as object), text);
+        }
+      }
+    }
+  });
+
   it('compares a name in place against a bounded few: thousands of names of one length and first character still read right', () => {
     // A crafted body: 3,000 distinct names of length 6 starting with "Z", each used twice, in objects
     // nested in an array, then every name again in a second pass (now known or past the limit).
