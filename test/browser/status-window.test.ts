@@ -97,6 +97,11 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     // A web page's request and a foreign Origin: both refused before the body is read.
     for (let i = 0; i < 3; i++) assert.equal((await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' } })).status, 403);
     assert.equal((await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', origin: 'https://evil.example' } })).status, 403);
+    // The receiver thread sends its counts to the main thread in batches (at most every 50 ms): load
+    // the page once the agent has all four, so it is the page's rendering that is tested here.
+    const browserRefusals = (): number => t.agent.refusals.snapshot().lastHour.browser_request ?? 0;
+    for (const deadline = Date.now() + 10_000; browserRefusals() < 4 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(browserRefusals(), 4, 'the agent counted the four refusals');
     await page.reload();
     const line = page.locator('#refusals');
     await line.getByText('made by a web browser').waitFor({ timeout: 10_000 });

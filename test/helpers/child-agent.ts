@@ -43,7 +43,11 @@ export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv
       }
     };
     child.stdout!.on('data', check);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': 'close' comes after the last output has been read, so an agent that
+    // printed its address and then stopped (a test that makes it crash at once) is seen listening
+    // first, however late this process got to read its pipe. (Once resolved, a reject is a no-op.)
+    child.on('close', (code) => {
+      check();
       clearTimeout(timer);
       reject(new Error(`agent exited with ${code} before listening:\n${out}`));
     });

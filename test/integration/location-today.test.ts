@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { addDays, todayIn } from '../../src/domain/dates';
+import { addDays, todayIn, type IsoDate } from '../../src/domain/dates';
 import { offsetIntervals, sqliteUtc } from '../../src/domain/utc-offsets';
 import { Agent } from '../../src/agent';
 import { silentLogger } from '../../src/log';
@@ -24,9 +24,24 @@ import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures'
 const ZONES: Record<number, string> = { 1: 'Pacific/Kiritimati', 2: 'Pacific/Pago_Pago', 3: 'America/New_York' };
 const READER_ZONES = ['UTC', 'Pacific/Kiritimati', 'America/Los_Angeles', 'Asia/Kolkata', 'Pacific/Pago_Pago'];
 
+/** Each location's date when its day-by-day menu was built (dayByDay). */
+const postedOn: Record<number, IsoDate> = {};
+
+/**
+ * What a _today view gives for a location on `today`: the posted day's price and lunch, or the next
+ * day's if the location's midnight passed since its menu was posted (the test runs for a minute or two).
+ */
+function expectedOn(locationId: number, today: string): { price: string; lunch: 'AVAILABLE' | 'UNAVAILABLE' } {
+  const posted = postedOn[locationId]!;
+  if (today === posted) return { price: '2.00', lunch: 'AVAILABLE' };
+  if (today === addDays(posted, 1)) return { price: '3.00', lunch: 'UNAVAILABLE' };
+  throw new Error(`location ${locationId}: menu posted for ${posted}, checked on ${today}`);
+}
+
 /** One-day prices and meal periods around the location's today: the row a _today view returns names its date. */
 function dayByDay(locationId: number, changeSequence: number): unknown {
   const today = todayIn(ZONES[locationId]!);
+  postedOn[locationId] = today;
   const days = [-1, 0, 1].map((d) => addDays(today, d));
   return {
     ChangeSequence: changeSequence,
@@ -79,9 +94,9 @@ describe("the _today views use each location's own date", () => {
     for (const tz of READER_ZONES) {
       atStableDates((today) => {
         const prices = sqlite3(file, tz, 'SELECT location_id, date_from, sell_price FROM pos_prices_today ORDER BY location_id');
-        assert.deepEqual(prices, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], sell_price: '2.00' })), `reader in ${tz}`);
+        assert.deepEqual(prices, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], sell_price: expectedOn(id, today[id]!).price })), `reader in ${tz}`);
         const lunch = sqlite3(file, tz, 'SELECT location_id, date_from, status FROM pos_availability_today ORDER BY location_id');
-        assert.deepEqual(lunch, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], status: 'AVAILABLE' })), `reader in ${tz}`);
+        assert.deepEqual(lunch, [1, 2, 3].map((id) => ({ location_id: id, date_from: today[id], status: expectedOn(id, today[id]!).lunch })), `reader in ${tz}`);
         // What the views did before (the reader's local date) is wrong for location 1 or 2 in every zone.
         const local = (sqlite3(file, tz, "SELECT date('now', 'localtime') AS d")[0] as { d: string }).d;
         assert.ok(local !== today[1] || local !== today[2], `${tz}: ${local}`);
@@ -107,8 +122,8 @@ describe("the _today views use each location's own date", () => {
         assert.equal(answer.date, today[id]);
         assert.deepEqual(view, [{ date_from: today[id] }]);
       });
-      assert.deepEqual(window.items[0]!.prices.map((p) => p.sellPrice), ['2.00']);
-      assert.deepEqual(answer.items[0]!.prices.map((p) => p.sellPrice), ['2.00']);
+      assert.deepEqual(window.items[0]!.prices.map((p) => p.sellPrice), [expectedOn(id, window.date).price]);
+      assert.deepEqual(answer.items[0]!.prices.map((p) => p.sellPrice), [expectedOn(id, answer.date).price]);
     }
 
     // With no location named, every location is answered for its own today (Kiritimati and Pago Pago are
@@ -123,7 +138,7 @@ describe("the _today views use each location's own date", () => {
     atStableDates((today) => {
       assert.deepEqual(
         everywhere.items.map((i) => [i.locationId, i.date, i.prices.map((p) => p.sellPrice)]),
-        [1, 2, 3].map((id) => [id, today[id], ['2.00']]),
+        [1, 2, 3].map((id) => [id, today[id], [expectedOn(id, today[id]!).price]]),
       );
     });
 

@@ -13,8 +13,11 @@ import { item, price, update } from '../helpers/fixtures';
 
 const small = (location: number, seq: number): Record<string, unknown> => update(location, seq, seq - 1, [item('1', 'A', [price('2026-12-01', '9999-12-31', 'Eat In', '4.50')])]);
 
-/** A client on its own thread: posts each body and gets /healthz, and reports when each answer came (epoch ms). */
-function clientThread(url: string, bodies: string[], healthz: string): Promise<{ status: number; at: number }[]> {
+/**
+ * A client on its own thread: posts each body and gets /healthz, reports each answer's status, and
+ * sets `done[0]` to 1 (Atomics) once it has the last answer, so a blocked thread can see it.
+ */
+function clientThread(url: string, bodies: string[], healthz: string, done: Int32Array): Promise<{ status: number }[]> {
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
     (async () => {
@@ -22,26 +25,33 @@ function clientThread(url: string, bodies: string[], healthz: string): Promise<{
       for (const body of workerData.bodies) {
         const res = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         await res.arrayBuffer();
-        out.push({ status: res.status, at: Date.now() });
+        out.push({ status: res.status });
       }
       const h = await fetch(workerData.healthz);
       await h.arrayBuffer();
-      out.push({ status: h.status, at: Date.now() });
+      out.push({ status: h.status });
+      Atomics.store(workerData.done, 0, 1);
       parentPort.postMessage(out);
     })().catch((err) => parentPort.postMessage(String(err)));`;
-  const worker = new Worker(source, { eval: true, workerData: { url, bodies, healthz } });
+  const worker = new Worker(source, { eval: true, workerData: { url, bodies, healthz, done } });
   return new Promise((resolve, reject) => {
-    worker.once('message', (m: unknown) => (typeof m === 'string' ? reject(new Error(m)) : resolve(m as { status: number; at: number }[])));
+    worker.once('message', (m: unknown) => (typeof m === 'string' ? reject(new Error(m)) : resolve(m as { status: number }[])));
     worker.once('error', reject);
   });
 }
 
-function blockMainThread(ms: number): number {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // Busy: stands for a long synchronous SQLite call on the main thread.
+/**
+ * Blocks this thread (busy, standing for a long synchronous SQLite call on the main thread) for at
+ * least `minMs`, and on until `done[0]` is 1 or `maxMs` has passed. Returns how long it blocked and
+ * whether `done` was set while it still blocked.
+ */
+function blockMainThread(done: Int32Array, minMs: number, maxMs: number): { blockedMs: number; doneWhileBlocked: boolean } {
+  const started = Date.now();
+  for (;;) {
+    const elapsed = Date.now() - started;
+    const isDone = Atomics.load(done, 0) === 1;
+    if ((isDone && elapsed >= minMs) || elapsed >= maxMs) return { blockedMs: elapsed, doneWhileBlocked: isDone };
   }
-  return Date.now();
 }
 
 describe('the webhook receiver thread', () => {
@@ -51,17 +61,19 @@ describe('the webhook receiver thread', () => {
     assert.equal((await t.post(small(5, 1))).status, 200);
     await t.settle();
     const bodies = [2, 3, 4].map((seq) => JSON.stringify(small(5, seq)));
-    const answers = clientThread(t.webhookUrl, bodies, `${t.baseUrl}/healthz`);
+    const done = new Int32Array(new SharedArrayBuffer(4));
     await t.agent.receiverLoopDelay('start');
-    // Let the client thread start and send, then block this thread for 3 s.
-    await new Promise((r) => setTimeout(r, 150));
-    const blockEnded = blockMainThread(3_000);
+    const answers = clientThread(t.webhookUrl, bodies, `${t.baseUrl}/healthz`, done);
+    // Block this thread from before the client thread even starts until it has every answer (at
+    // least 3 s; at most 60 s, for a machine so busy the client cannot start): an order of events,
+    // not a time limit. Were acks or /healthz served from this thread, none could come until it is free.
+    const block = blockMainThread(done, 3_000, 60_000);
     const got = await answers;
     const delay = (await t.agent.receiverLoopDelay('stop'))!;
-    // The receiver's own loop never stood still for the block (it would be >= 3,000 ms on the main thread).
-    assert.ok(delay.maxMs > 0 && delay.maxMs < 1_500, `receiver event-loop delay max ${delay.maxMs} ms`);
+    assert.ok(block.doneWhileBlocked, `the client had no answers after the main thread was blocked for ${block.blockedMs} ms: they waited for it`);
     assert.deepEqual(got.map((a) => a.status), [200, 200, 200, 200]);
-    for (const a of got) assert.ok(a.at < blockEnded, `an answer came ${a.at - blockEnded} ms after the main thread was free again: it waited for it`);
+    // The receiver's own loop never stood still for the block (on the main thread its delay would be the whole block).
+    assert.ok(delay.maxMs > 0 && delay.maxMs < block.blockedMs, `receiver event-loop delay max ${delay.maxMs} ms during a ${block.blockedMs} ms block`);
     // The applier's cues arrive once the main thread runs again: everything is applied, in order.
     await t.settle();
     assert.equal(t.agent.core.status().find((s) => s.locationId === 5)?.lastChangeSequence, 4);
