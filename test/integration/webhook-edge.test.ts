@@ -121,11 +121,12 @@ http {
       proc.kill('SIGTERM');
     });
     const url = `http://127.0.0.1:${nginxPort}${webhookPath}`;
-    for (let i = 0; i < 50; i++) {
-      const up = await fetch(`http://127.0.0.1:${nginxPort}/healthz`).then((r) => r.status).catch(() => 0);
-      if (up === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
+    let up = 0;
+    for (const deadline = Date.now() + 30_000; up !== 200 && Date.now() < deadline; ) {
+      up = await fetch(`http://127.0.0.1:${nginxPort}/healthz`).then((r) => r.status).catch(() => 0);
+      if (up !== 200) await new Promise((r) => setTimeout(r, 100));
     }
+    assert.equal(up, 200, `nginx did not answer /healthz through to the agent within 30 s (see ${dir}/logs/error.log)`);
     const seen: string[] = [];
     // Sizes below, at and above the agent's limit; each a few times (the 502 was intermittent).
     for (const size of [1_000, 200_000, MAX_BODY - 1, 5_000_000]) {
