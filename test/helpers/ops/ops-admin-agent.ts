@@ -17,6 +17,21 @@ import { tempDir, testConfig } from '../fixtures';
 
 export const STAND_IN_TUNNEL = path.resolve(__dirname, 'stand-in-tunnel.mjs');
 
+/**
+ * How long a health check through the stand-in tunnel may take. The checks run on the test process's
+ * main thread, so a short timeout would turn any event-loop stall on a busy machine (SQLite, a
+ * backup, another test file) into a failed check and a red banner. A hung tunnel is still reported,
+ * one timeout after it hangs.
+ */
+export const TUNNEL_CHECK_TIMEOUT_SECONDS = 2;
+
+/**
+ * Hours between scheduled backups in these agents: far beyond any test run, so the daily 03:00
+ * backup cannot add a set while a test counts them. The first backup (none yet: due at start) and
+ * "Back up now" work as usual.
+ */
+const NO_SCHEDULED_BACKUP_HOURS = 100_000;
+
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -54,7 +69,12 @@ export async function startOpsAdminAgent(
   const control = path.join(tempDir(), 'tunnel-control');
   fs.writeFileSync(control, 'ok');
   let publicUrl: string | null = null;
-  const all: Record<string, unknown> = { dataDir, defaultTimezone: machineTimezone(), ...overrides };
+  const all: Record<string, unknown> = {
+    dataDir,
+    defaultTimezone: machineTimezone(),
+    ...overrides,
+    backup: { intervalHours: NO_SCHEDULED_BACKUP_HOURS, ...(overrides.backup as Record<string, unknown> | undefined) },
+  };
   if (options.tunnel !== false && options.tunnel !== undefined) {
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
@@ -63,7 +83,7 @@ export async function startOpsAdminAgent(
       args: [STAND_IN_TUNNEL, '--listen', String(port), '--target', '{webhookPort}', '--control', control],
       publicUrl,
       healthCheckIntervalSeconds: 0.2,
-      healthCheckTimeoutSeconds: 0.3,
+      healthCheckTimeoutSeconds: TUNNEL_CHECK_TIMEOUT_SECONDS,
       restartInitialDelayMs: 100,
       restartMaxDelayMs: 400,
       startupGraceSeconds: 5,
