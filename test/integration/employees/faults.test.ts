@@ -67,16 +67,26 @@ describe('client behaviour under each simulated failure', async () => {
   });
 
   it('slow answers time out per attempt, then a fast one succeeds', async () => {
+    // A per-attempt timeout far above a normal answer from this in-process simulator (so a busy machine
+    // does not time out the fast attempt), and a slow answer 3x longer than it. The client aborts the
+    // slow attempt on its own timer, which starts before the simulator's delay does, so the slow answer
+    // never arrives in time however busy the machine is.
+    const TIMEOUT_MS = 2_000;
+    const SLOW_MS = 6_000;
     sim.requests.length = 0;
-    sim.fail({ kind: 'slow', delayMs: 600, match: '/Locations' });
-    assert.equal((await client({ timeoutMs: 200 }).locations()).length, 4);
-    sim.fail({ kind: 'slow', delayMs: 600, match: '/Locations', times: 3 });
-    await assert.rejects(client({ timeoutMs: 200, retries: 1 }).locations(), (err: unknown) => {
+    sim.fail({ kind: 'slow', delayMs: SLOW_MS, match: '/Locations' });
+    assert.equal((await client({ timeoutMs: TIMEOUT_MS }).locations()).length, 4);
+    assert.equal(attemptsOn('/Locations'), 2, 'one attempt timed out, the retry was answered');
+    sim.requests.length = 0;
+    sim.fail({ kind: 'slow', delayMs: SLOW_MS, match: '/Locations', times: 3 });
+    await assert.rejects(client({ timeoutMs: TIMEOUT_MS, retries: 1 }).locations(), (err: unknown) => {
       assert.ok(err instanceof EmployeeApiError);
       assert.equal(err.failure, 'timeout');
       assert.equal(err.id, 'employee_api_timeout');
+      assert.equal(err.attempts, 2);
       return true;
     });
+    assert.equal(attemptsOn('/Locations'), 2);
     sim.clearFaults();
   });
 

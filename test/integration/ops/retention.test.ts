@@ -105,25 +105,15 @@ describe('retention', () => {
     }
   });
 
-  it('never blocks the till: a concurrent reader keeps reading fast while 60k ranges are pruned', async () => {
-    // The applier at normal priority: the bound on a batch's transaction below is about the work in
-    // it. At the default background priority a batch's wall time also counts the time the OS gives
-    // the reader and the prober meanwhile, which blocks nobody (the till reads through WAL; the
-    // applier is the till file's one writer).
-    const t = await startTestAgent({ retention: { batchSize: 500 }, sync: { applyPriority: 'normal' } }, {});
+  it('never blocks the till: it prunes 60k ranges in small committed batches while the till reads and the webhook answers', async (ctx) => {
+    // The applier at normal priority, so the reported batch times (diagnostics only) are about the work
+    // in a batch, not the time the OS gives the reader and the prober meanwhile.
+    const BATCH = 500;
+    const t = await startTestAgent({ retention: { batchSize: BATCH }, sync: { applyPriority: 'normal' } }, {});
     seed(t.agent.core, { oldRanges: 30_000, currentRanges: 5_000, oldBodies: 2_000 });
-    const reader = spawn(process.execPath, [READER, databasePath(t.config.dataDir)], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('reader did not start')), 20_000);
-      reader.stdout.on('data', () => {
-        if (out.includes('ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    // The main thread's own connection to the till's file (the applier thread writes through another).
+    const till = t.agent.core.tillDb;
+    const TABLE = { price: 'price_ranges', availability: 'availability_ranges' } as const;
     // Meanwhile the agent's own event loop keeps answering (the webhook shares it with the prune).
     let slowestHealthMs = 0;
     let healthChecks = 0;
@@ -133,32 +123,81 @@ describe('retention', () => {
         const t0 = performance.now();
         const res = await fetch(`${t.baseUrl}/healthz`);
         await res.text();
+        assert.equal(res.status, 200);
         slowestHealthMs = Math.max(slowestHealthMs, performance.now() - t0);
         healthChecks += 1;
       }
     })();
+    // The till: a reader process started once the prune is under way (after its first range batch) and
+    // stopped at its last range batch, so every read it makes happens while the prune is in progress.
+    let reader: ReturnType<typeof spawn> | null = null;
+    let readerExit: Promise<number | null> | null = null;
+    let out = '';
+    const startReader = async (): Promise<void> => {
+      const child = spawn(process.execPath, [READER, databasePath(t.config.dataDir)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      reader = child;
+      readerExit = new Promise((resolve, reject) => {
+        child.on('exit', resolve);
+        child.on('error', reject);
+      });
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('reader did not start')), 30_000);
+        child.stdout!.on('data', () => {
+          if (out.includes('ready')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+    };
+    // Every range batch as it returns: what it deleted and how many rows another connection then sees.
+    const seen: { kind: 'price' | 'availability'; changed: number; remaining: number }[] = [];
+    let healthAtFirstBatch = -1;
+    let healthAtLastBatch = -1;
+    const ranges: RangePruner = async (request) => {
+      const batch = await t.agent.applier.pruneRanges(request);
+      seen.push({ kind: request.kind, changed: batch.changed, remaining: count(till, `SELECT count(*) AS n FROM ${TABLE[request.kind]}`) });
+      if (reader === null) {
+        await startReader();
+        healthAtFirstBatch = healthChecks;
+      } else if (request.kind === 'availability' && batch.changed < request.batchSize) {
+        // The last batch of the last kind: stop the reader (it prints its figures and exits).
+        healthAtLastBatch = healthChecks;
+        reader.stdin!.end();
+      }
+      return batch;
+    };
     const cutoffs = retentionCutoffs(t.config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
-    const report = await pruneDatabase({ agent: t.agent.core.agentDb, ranges: (request) => t.agent.applier.pruneRanges(request) }, cutoffs, t.config.retention.batchSize);
+    const report = await pruneDatabase({ agent: t.agent.core.agentDb, ranges }, cutoffs, t.config.retention.batchSize);
     pruning = false;
     await prober;
-    reader.stdin.end();
-    const code = await new Promise<number | null>((resolve) => reader.on('exit', resolve));
-    assert.equal(code, 0);
+    assert.ok(readerExit, 'the reader was started');
+    assert.equal(await readerExit, 0);
     const stats = JSON.parse(out.trim().split('\n').pop()!) as { reads: number; maxMs: number; meanMs: number; errors: number };
-    console.log(
+    // Timings are reported, not asserted (speed targets live in the benchmarks); typical figures are a few ms.
+    ctx.diagnostic(
       `pruned ${report.counts.priceRanges + report.counts.availabilityRanges} ranges + ${report.counts.rawBodies} bodies in ${report.totalMs.toFixed(0)} ms, ` +
         `${report.batches} batches, longest ${report.longestBatchMs.toFixed(1)} ms; till reader: ${stats.reads} reads, max ${stats.maxMs.toFixed(1)} ms, ` +
-        `mean ${stats.meanMs.toFixed(2)} ms; /healthz during prune: ${healthChecks} calls, slowest ${slowestHealthMs.toFixed(1)} ms`,
+        `mean ${stats.meanMs.toFixed(2)} ms; /healthz during prune: ${healthChecks} calls (${healthAtLastBatch - healthAtFirstBatch} between the range batches), ` +
+        `slowest ${slowestHealthMs.toFixed(1)} ms`,
     );
-    assert.equal(report.counts.priceRanges, 30_000);
-    assert.equal(report.counts.availabilityRanges, 30_000);
+    assert.deepEqual(report.counts, { rawBodies: 2_000, conflictBodies: 1, quarantine: 1_200, deliveries: 1, priceRanges: 30_000, availabilityRanges: 30_000 });
+    // Batched, not one big transaction: a batch per BATCH rows of each kind, plus the short (here empty)
+    // batch that ends it: bodies 2000 = 4 + 1, conflict 1, quarantine 1200 = 3, deliveries 1, ranges 30000 = 60 + 1 each.
+    assert.equal(report.batches, 5 + 1 + 3 + 1 + 61 + 61);
+    // Each range batch deleted at most BATCH rows and was committed on its own: another connection
+    // sees the table shrink by exactly that batch after each one (one transaction would show no step).
+    const expected = (kind: 'price' | 'availability', before: number, rows: number) =>
+      Array.from({ length: rows / BATCH + 1 }, (_, i) => ({ kind, changed: i < rows / BATCH ? BATCH : 0, remaining: before - Math.min(rows, (i + 1) * BATCH) }));
+    assert.deepEqual(seen, [...expected('price', 35_001, 30_000), ...expected('availability', 30_000, 30_000)]);
+    // The till read throughout, without a single error (busy, locked) ...
     assert.equal(stats.errors, 0);
-    assert.ok(stats.reads > 100, `the reader kept reading (${stats.reads})`);
-    // Bounds generous for a shared CI machine; typical figures are a few ms.
-    assert.ok(stats.maxMs < 500, `slowest till read ${stats.maxMs} ms`);
-    assert.ok(report.longestBatchMs < 500, `longest prune transaction ${report.longestBatchMs} ms`);
-    assert.ok(healthChecks > 5 && slowestHealthMs < 1000, `webhook stayed responsive (${healthChecks} calls, slowest ${slowestHealthMs} ms)`);
-    assert.equal(count(t.agent.core.tillDb, 'SELECT count(*) AS n FROM price_ranges'), 5_001);
+    assert.ok(stats.reads > 0, 'the reader read while the ranges were pruned');
+    // ... and the event loop answered /healthz between the prune's batches (it was never held by one long transaction).
+    assert.ok(healthAtFirstBatch >= 0 && healthAtLastBatch > healthAtFirstBatch, `no /healthz answered during the range batches (${healthAtFirstBatch} -> ${healthAtLastBatch})`);
+    assert.equal(count(till, 'SELECT count(*) AS n FROM price_ranges'), 5_001);
+    assert.equal(count(till, 'SELECT count(*) AS n FROM availability_ranges'), 0);
   });
 
   it('the service runs on its schedule and reports its last run', async () => {
