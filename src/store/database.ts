@@ -129,15 +129,28 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
  * PLU was parsed and planned anew, 12 % slower on the L menu (the item's key search alone 0.004 ->
  * 0.010 ms; docs/performance.md). The agent's own `PRAGMA optimize` gathers no samples; a full
  * `ANALYZE` run by hand does, so the till's file is checked each time a writer opens it. Returns how
- * many samples it removed (usually none, and then it writes nothing).
+ * many samples it removed (usually none, and then it writes nothing; also none when another
+ * connection holds the write lock or the file is read-only for this user).
  */
 export function dropIndexSamples(db: Db): number {
   const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'").get() !== undefined;
   if (!hasTable || db.prepare('SELECT 1 FROM sqlite_stat4 LIMIT 1').get() === undefined) return 0;
-  const removed = db.prepare('DELETE FROM sqlite_stat4').run().changes;
-  // Reload the statistics this connection plans with (the other connections reload at their next schema change or open).
-  db.exec('ANALYZE sqlite_schema');
-  return removed;
+  // Best effort, and never a wait: a command opening the file while the applier writes (or a user who
+  // may not write it) leaves the samples for the next open rather than waiting for the lock or failing.
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    const removed = db.prepare('DELETE FROM sqlite_stat4').run().changes;
+    // Reload the statistics this connection plans with (the others reload at their next schema change or open).
+    db.exec('ANALYZE sqlite_schema');
+    return removed;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code.startsWith('SQLITE_READONLY')) return 0;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
+  }
 }
 
 /** A read-only connection, as the till would open it. */

@@ -72,8 +72,9 @@ describe('the webhook receiver thread', () => {
     const delay = (await t.agent.receiverLoopDelay('stop'))!;
     assert.ok(block.doneWhileBlocked, `the client had no answers after the main thread was blocked for ${block.blockedMs} ms: they waited for it`);
     assert.deepEqual(got.map((a) => a.status), [200, 200, 200, 200]);
-    // The receiver's own loop never stood still for the block (on the main thread its delay would be the whole block).
-    assert.ok(delay.maxMs > 0 && delay.maxMs < block.blockedMs, `receiver event-loop delay max ${delay.maxMs} ms during a ${block.blockedMs} ms block`);
+    // The receiver's own loop never stood still for the block (on the main thread its delay would be
+    // about the whole block; half of it, at least 1.5 s, leaves a busy machine ample room).
+    assert.ok(delay.maxMs > 0 && delay.maxMs < block.blockedMs / 2, `receiver event-loop delay max ${delay.maxMs} ms during a ${block.blockedMs} ms block`);
     // The applier's cues arrive once the main thread runs again: everything is applied, in order.
     await t.settle();
     assert.equal(t.agent.core.status().find((s) => s.locationId === 5)?.lastChangeSequence, 4);

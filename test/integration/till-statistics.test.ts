@@ -13,7 +13,7 @@ import { item, price, schedule, tempDir, testConfig, update } from '../helpers/f
  * and keeps the summary statistics the lookups are planned with.
  */
 describe("the till's file keeps no per-value index samples", () => {
-  it('removes the samples a hand-run ANALYZE adds, keeps sqlite_stat1, and leaves the plans as they were', () => {
+  it('removes the samples a hand-run ANALYZE adds, keeps sqlite_stat1, leaves the plans as they were, and never waits for the lock to do it', () => {
     const dataDir = tempDir('pos-sync-stat4-');
     const core = new AgentCore(testConfig({ dataDir }), silentLogger);
     const items = Array.from({ length: 300 }, (_, i) => item(String(1000 + i), `item-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${1 + (i % 9)}.50`)], [schedule('2026-12-01', '9999-12-31', 'Lunch')]));
@@ -39,6 +39,29 @@ describe("the till's file keeps no per-value index samples", () => {
       assert.match(planBefore, /items_plu/);
     } finally {
       writer.close();
+    }
+    // While another connection holds the write lock (the applier mid-apply, as a CLI command opens the
+    // file), the samples are left for a later open: the open neither waits for the lock nor fails.
+    const again = new Database(file);
+    again.exec('ANALYZE');
+    assert.ok(count(again, 'sqlite_stat4') > 0);
+    again.exec('BEGIN IMMEDIATE');
+    try {
+      const meanwhile = openDatabase(file, { kind: 'till' });
+      try {
+        assert.ok(count(meanwhile, 'sqlite_stat4') > 0, 'left as they were');
+      } finally {
+        meanwhile.close();
+      }
+    } finally {
+      again.exec('COMMIT');
+      again.close();
+    }
+    const later = openDatabase(file, { kind: 'till' });
+    try {
+      assert.equal(count(later, 'sqlite_stat4'), 0, 'removed at the next open');
+    } finally {
+      later.close();
     }
     // A reader still finds the menu, planned the same way.
     const reader = new Database(file, { readonly: true });
