@@ -52,7 +52,16 @@ const lookups = Number(argAfter('--lookups') ?? 10_000);
  * the small deliveries and polls the agent's state (their garbage collection and callbacks then land
  * between or inside the timed lookups).
  */
-const tillInOwnProcess = process.argv.includes('--till-process');
+const tillReaderArg = argAfter('--till-reader');
+/**
+ * `--till-reader python` (implies `--till-process`): that process is bench/till-reader-child.py on the
+ * system's SQLite (Debian 12: 3.40.1, as its ODBC driver), as a POS that does not link better-sqlite3
+ * reads. better-sqlite3 clears a statement's bindings after each run, and SQLite 3.54 then plans a
+ * bound lookup over a join again every time (docs/performance.md).
+ */
+const tillReader: 'node' | 'python' = tillReaderArg === 'python' ? 'python' : 'node';
+if (tillReaderArg !== undefined && tillReaderArg !== 'python' && tillReaderArg !== 'node') throw new Error(`--till-reader must be node or python, not ${tillReaderArg}`);
+const tillInOwnProcess = process.argv.includes('--till-process') || tillReaderArg !== undefined;
 
 function argAfter(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);
@@ -172,7 +181,7 @@ interface DuringApply {
   readonly idleSmallAck: { count: number; p50Ms: number; p99Ms: number };
   readonly smallAcksDuringApply: { count: number; p50Ms: number; maxMs: number };
   readonly eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
-  readonly tillLookupDuringApply: LookupStats & { reader: 'bench process' | 'own process' };
+  readonly tillLookupDuringApply: LookupStats & { reader: 'bench process' | 'own process' | 'own process, system SQLite' };
   /** The same reader while a plain process at the applier's priority repeats the raw row-insert baseline, small deliveries arriving as during the apply. */
   readonly tillLookupUnderPlainWriter: LookupStats & { windowMs: number; smallAcks: number };
   readonly ratios: { longestSmallAckVsIdleP99: number; tillLookupP99VsPlainWriter: number };
@@ -249,7 +258,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         if (p.length > 0) found++;
       }
       if (found < lookups * 0.9) throw new Error(`the till lookups found prices for only ${found} of ${lookups} PLUs today: generated dates do not cover today`);
-      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: Math.max(...times) };
+      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0) };
       // What changes next over 31 days against one till query per item (bench/changes.ts).
       changes = measureChanges(reader, update.locationId, today as IsoDate);
 
@@ -263,7 +272,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       }
       // The till's reader: the bench's own thread, or a process of its own (--till-process), started
       // before the baseline window so both windows read from the same warm process.
-      const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus }) : null;
+      const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus, reader: tillReader }) : null;
       let plainWriter: ReturnType<typeof spawn> | null = null;
       try {
         /**
@@ -336,7 +345,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         const applyEnded = performance.now();
         const editApplyMs = applyEnded - applyStarted;
         if (ownTill) {
-          ownTillSamples.push(...(await ownTill.stop()));
+          for (const sample of await ownTill.stop()) ownTillSamples.push(sample);
           inWindow(plainLookups, plainStarted, plainEnded);
           inWindow(duringLookups, applyStarted, applyEnded);
         }
@@ -345,13 +354,13 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         }
         const loopDelay = await agent.loopDelayStop();
         const idleP99 = percentile(idleAcks, 99);
-        const lookupStats = (xs: number[]): LookupStats => ({ lookups: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), maxMs: Math.max(...xs) });
+        const lookupStats = (xs: number[]): LookupStats => ({ lookups: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), maxMs: xs.reduce((m, x) => Math.max(m, x), 0) });
         duringApply = {
           applyMs: editApplyMs,
           idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
           smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
           eventLoopDelay: loopDelay,
-          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: ownTill ? 'own process' : 'bench process' },
+          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: ownTill ? (tillReader === 'python' ? 'own process, system SQLite' : 'own process') : 'bench process' },
           tillLookupUnderPlainWriter: { ...lookupStats(plainLookups), windowMs: plainEnded - plainStarted, smallAcks: plainAcks.length },
           ratios: {
             longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99,

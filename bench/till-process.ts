@@ -20,15 +20,26 @@ export interface TillProcess {
  * started and ready. PLUs are drawn from 1000..maxPlu, or from `plus` (looked up once each before
  * the till says it is ready, so its page cache and code are warm).
  */
-export async function startTillProcess(options: { work: string; tillFile: string; locations: readonly number[]; maxPlu?: number; plus?: readonly string[] }): Promise<TillProcess> {
+export async function startTillProcess(options: {
+  work: string;
+  tillFile: string;
+  locations: readonly number[];
+  maxPlu?: number;
+  plus?: readonly string[];
+  /** `node`: bench/till-reader-child.ts on better-sqlite3; `python`: bench/till-reader-child.py on the system's SQLite. */
+  reader?: 'node' | 'python';
+}): Promise<TillProcess> {
   const samplesFile = path.join(options.work, 'till-samples.json');
-  const args = [path.join(__dirname, 'till-reader-child.ts'), options.tillFile, samplesFile, options.locations.join(','), String(options.maxPlu ?? 0)];
+  const python = options.reader === 'python';
+  const args = [path.join(__dirname, python ? 'till-reader-child.py' : 'till-reader-child.ts'), options.tillFile, samplesFile, options.locations.join(','), String(options.maxPlu ?? 0)];
   if (options.plus) {
     const pluFile = path.join(options.work, 'till-plus.json');
     fs.writeFileSync(pluFile, JSON.stringify(options.plus));
     args.push(pluFile);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = python
+    ? spawn('python3', args, { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
