@@ -177,15 +177,20 @@ describe('publisher simulator: delivery', () => {
       });
     });
     const url = `http://127.0.0.1:${port}/hook`;
-    // Nobody listens yet: the first attempts fail to connect; the server comes up later.
+    // Nobody listens yet: the first attempts fail to connect; the server comes up later. Should another
+    // process take the port meanwhile, the test fails saying so (an unhandled 'error' would end the file).
+    const listenFailed = new Promise<never>((_, reject) => server.once('error', (err) => reject(new Error(`the stand-in receiver could not listen on ${port}: ${err.message}`))));
     setTimeout(() => server.listen(port, '127.0.0.1'), 300);
     try {
-      const outcome = await deliverWithRetry(
-        { url, origin: 'menus.example.com', token: 'secret-token' },
-        Buffer.from('{"a":1}'),
-        { baseDelayMs: 40, maxDelayMs: 200, factor: 2 },
-        new Prng(1),
-      );
+      const outcome = await Promise.race([
+        deliverWithRetry(
+          { url, origin: 'menus.example.com', token: 'secret-token' },
+          Buffer.from('{"a":1}'),
+          { baseDelayMs: 40, maxDelayMs: 200, factor: 2 },
+          new Prng(1),
+        ),
+        listenFailed,
+      ]);
       assert.equal(outcome.acked, true);
       assert.ok(outcome.statuses.includes(null), 'met the unreachable receiver');
       assert.deepEqual(outcome.statuses.filter((s) => s !== null), [503, 500, 429, 200]);
