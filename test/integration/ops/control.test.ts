@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { controlEndpoint } from '../../../src/ops/control-protocol';
 import { REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../../helpers/child-agent';
 import { SAMPLES_DIR, tempDir } from '../../helpers/fixtures';
+import { assertNobodyCanReach } from '../../helpers/second-user';
 
 /**
  * Issue 11: the CLI's data-changing commands (import, force-apply, ack-warnings, pause, resume) hand
@@ -164,6 +165,7 @@ describe('CLI commands hand their work to the running agent', () => {
       // CI runs as root; elsewhere the second user cannot be switched to. Say so rather than pass.
       assert.fail('this test needs root to switch to the nobody user (setpriv); run the suite as CI does');
     }
+    assertNobodyCanReach(process.execPath);
     const { dataDir, config } = setup();
     const agent = await startChildAgent(config);
     try {

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, writeConfig } from '../../helpers/child-agent';
 import { sampleBodies, tempDir } from '../../helpers/fixtures';
+import { assertNobodyCanReach } from '../../helpers/second-user';
 
 /**
  * Issue 10, point 2: everything the agent writes is owner-only, except the till's own file for a
@@ -95,6 +96,7 @@ function openParent(): string {
 }
 
 function readPosAsNobody(dbFile: string, groups: number[]): { status: number | null; out: string } {
+  assertNobodyCanReach(process.execPath, path.join(SQLITE, 'package.json'));
   const script = `const D = require(process.env.SQLITE); const db = new D(process.env.DB, { readonly: true, fileMustExist: true }); console.log(JSON.stringify(db.prepare('SELECT count(*) AS n FROM pos_prices').get()));`;
   return asNobody([process.execPath, '-e', script], groups, { SQLITE, DB: dbFile });
 }
