@@ -21,7 +21,13 @@ describe('ThreadClient', () => {
     });
     try {
       assert.equal(await client.request({ type: 'ping' }), 'pong');
-      assert.equal(await client.request({ type: 'throw' }), 'throwing');
+      // The reply and the thread's error come over different ports: on a busy machine the error can
+      // arrive first, and then the request fails as a 503 like any request the thread did not finish.
+      const thrown = await client.request<string>({ type: 'throw' }).then(
+        (reply) => reply,
+        (err: { id?: string }) => err.id ?? String(err),
+      );
+      assert.ok(thrown === 'throwing' || thrown === 'test_stopped', `the throw request: ${thrown}`);
       for (const deadline = Date.now() + 20_000; exits.length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
       assert.match(exits[0] ?? '', /boom in the thread/);
       assert.equal(await restarted[0], 'pong', 'the new thread answers');
