@@ -371,18 +371,12 @@ function readKey(text: string, at: { pos: number }, previous: string): string {
       // Only a name read in place (no quote, backslash or control character in it) is ever a guess,
       // so a guess that matches is exactly the name the general path would read.
       if (previous.length <= MAX_KEY_LENGTH && key.length <= MAX_KEY_LENGTH && (NEXT_NAME.size < MAX_KEYS || NEXT_NAME.has(previous))) NEXT_NAME.set(previous, key);
-      key = readKeyColon(text, pos, at, key);
-      return key;
+    } else {
+      const close = stringClose(text, pos);
+      key = canonicalKey(close < 0 ? (JSON.parse(text.slice(pos, -close)) as string) : text.slice(pos + 1, close));
+      pos = (close < 0 ? -close - 1 : close) + 1;
     }
-    const close = stringClose(text, pos);
-    key = canonicalKey(close < 0 ? (JSON.parse(text.slice(pos, -close)) as string) : text.slice(pos + 1, close));
-    pos = (close < 0 ? -close - 1 : close) + 1;
   }
-  return readKeyColon(text, pos, at, key);
-}
-
-/** The ':' after a name that ends just before `pos`; moves `at.pos` past it and returns `key`. */
-function readKeyColon(text: string, pos: number, at: { pos: number }, key: string): string {
   pos = skipWhitespace(text, pos);
   if (text.charCodeAt(pos) !== COLON) fail(text, pos, "expected ':' after a key");
   at.pos = skipWhitespace(text, pos + 1);

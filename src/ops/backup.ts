@@ -7,7 +7,7 @@ import type { Config } from '../config/schema';
 import { operatorName } from '../core';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
-import { AGENT_FILE, appliedMigrations, MIGRATIONS_FOR, STAFF_FILE, STORE_FILES, storeFilePath, TILL_FILE, type Db, type StoreFileKind } from '../store/database';
+import { AGENT_FILE, appliedMigrations, MIGRATIONS_FOR, STAFF_FILE, STORE_FILES, storeFilePath, tableExists, TILL_FILE, type Db, type StoreFileKind } from '../store/database';
 import { LEGACY_SINGLE_FILE_MIGRATIONS } from '../store/migrations';
 import { closeStore, openStore } from '../store/store';
 import { holdDataFolder } from './instance';
@@ -650,7 +650,7 @@ function emptyLegacyStaffTables(file: string): boolean {
     const rows = tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n, 0);
     if (rows === 0) return false;
     db.pragma('secure_delete = ON');
-    const stat4 = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'").get() !== undefined;
+    const stat4 = tableExists(db, 'sqlite_stat4');
     db.transaction(() => {
       for (const t of tables) db.prepare(`DELETE FROM "${t}"`).run();
       // ANALYZE's samples of index keys (names among them), where SQLite was built with STAT4.

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { isBusyError } from '../store/database';
 import type { AgentService } from '../agent';
 import { AppError } from '../errors';
 import { pidFile } from './paths';
@@ -27,11 +28,6 @@ export const LOCK_FILE = 'agent.lock';
 
 export function lockFile(dataDir: string): string {
   return path.join(dataDir, LOCK_FILE);
-}
-
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 /** The locks this process holds, by data folder. */
@@ -84,7 +80,7 @@ export function tryAcquireInstanceLock(dataDir: string, holder: string, waitMs =
     return new InstanceLock(db, file, path.resolve(dataDir));
   } catch (err) {
     db.close();
-    if (isBusy(err)) return null;
+    if (isBusyError(err)) return null;
     throw err;
   }
 }
@@ -97,13 +93,13 @@ export function isInstanceLocked(dataDir: string): boolean {
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
   } catch (err) {
-    return isBusy(err);
+    return isBusyError(err);
   }
   try {
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     return false;
   } catch (err) {
-    return isBusy(err);
+    return isBusyError(err);
   } finally {
     db.close();
   }

@@ -133,8 +133,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
  * connection holds the write lock or the file is read-only for this user).
  */
 export function dropIndexSamples(db: Db): number {
-  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'").get() !== undefined;
-  if (!hasTable || db.prepare('SELECT 1 FROM sqlite_stat4 LIMIT 1').get() === undefined) return 0;
+  if (!tableExists(db, 'sqlite_stat4') || db.prepare('SELECT 1 FROM sqlite_stat4 LIMIT 1').get() === undefined) return 0;
   // Best effort, and never a wait: a command opening the file while the applier writes (or a user who
   // may not write it) leaves the samples for the next open rather than waiting for the lock or failing.
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
@@ -145,12 +144,26 @@ export function dropIndexSamples(db: Db): number {
     db.exec('ANALYZE sqlite_schema');
     return removed;
   } catch (err) {
-    const code = (err as { code?: string }).code ?? '';
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code.startsWith('SQLITE_READONLY')) return 0;
+    if (isBusyError(err) || sqliteCode(err).startsWith('SQLITE_READONLY')) return 0;
     throw err;
   } finally {
     db.pragma(`busy_timeout = ${busyTimeout}`);
   }
+}
+
+export function tableExists(db: Db, name: string, schema = 'main'): boolean {
+  return db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+}
+
+function sqliteCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** SQLite said another connection holds the lock it needs (SQLITE_BUSY or SQLITE_LOCKED, any extended code). */
+export function isBusyError(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 }
 
 /** A read-only connection, as the till would open it. */
@@ -164,8 +177,7 @@ export function openReadOnly(file: string): Db {
 }
 
 export function appliedMigrations(db: Db): { version: number; name: string; applied_at: string }[] {
-  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-  if (!exists) return [];
+  if (!tableExists(db, 'schema_migrations')) return [];
   return db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all() as {
     version: number;
     name: string;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AGENT_FILE, migrate, STAFF_FILE, TILL_FILE, type Db } from './database';
+import { AGENT_FILE, migrate, STAFF_FILE, tableExists, TILL_FILE, type Db } from './database';
 import { AGENT_MIGRATIONS, STAFF_MIGRATIONS, TILL_MIGRATIONS } from './migrations';
 import * as till001 from './migrations/till/001-contract';
 
@@ -39,10 +39,6 @@ export interface SplitReport {
   readonly inboxRows: number;
   readonly staffEmployees: number;
   readonly priceRanges: number;
-}
-
-function tableExists(db: Db, name: string, schema = 'main'): boolean {
-  return db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
 }
 
 /** True when the file has 0.1's single-file layout (its migration 1 is 'core' and it holds the inbox). */

@@ -106,6 +106,17 @@ describe('private files, checked as a second OS user', () => {
     assert.equal(process.getuid?.(), 0, 'run these tests as root: they read the files as nobody through setpriv');
   });
 
+  it('a test that needs nobody to read a path says which folder stops nobody (README: where to clone)', () => {
+    const closed = tempDir();
+    fs.chmodSync(closed, 0o700);
+    const file = path.join(closed, 'inner', 'file');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, 'x', { mode: 0o644 });
+    assert.throws(() => assertNobodyCanReach(file), (err: Error) => err.message.includes(`the folder ${closed} is closed to other users`));
+    fs.chmodSync(closed, 0o755);
+    assertNobodyCanReach(file);
+  });
+
   it('after serve, backup, diagnose and secrets set under umask 022, nobody can read nothing the agent wrote', async () => {
     const parent = openParent();
     const dataDir = path.join(parent, 'data');
