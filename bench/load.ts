@@ -62,7 +62,8 @@ async function main(): Promise<void> {
   });
   onFailure.push(() => void agent.kill());
   // The till opens the database once it exists (the agent creates it at start).
-  const till = await startTillProcess({ work, tillFile: databasePath(dataDir), locations: [...chains.map((c) => c.locationId), 9000], maxPlu: 1000 + ITEMS });
+  // better-sqlite3, as when the figures in docs/performance.md were measured (bench/till-statements.ts).
+  const till = await startTillProcess({ work, tillFile: databasePath(dataDir), locations: [...chains.map((c) => c.locationId), 9000], maxPlu: 1000 + ITEMS, reader: 'better-sqlite3' });
   onFailure.push(() => till.kill());
 
   let maxWal = 0;

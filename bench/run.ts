@@ -29,6 +29,7 @@ import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
+import { openTill, parseTillBinding, type TillBinding, type TillStatements } from './till-statements';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
 interface SizeSpec {
@@ -47,6 +48,14 @@ const sizesArg = process.argv.find((a) => a.startsWith('--sizes='))?.slice('--si
 const selected = sizesArg ? SIZES.filter((s) => sizesArg.split(',').includes(s.name)) : SIZES;
 const lookups = Number(argAfter('--lookups') ?? 10_000);
 /**
+ * `--till-binding node:sqlite|better-sqlite3` (default node:sqlite): the SQLite binding the bench's till
+ * reads through (bench/till-statements.ts). better-sqlite3 clears a statement's bindings after every
+ * run, which makes SQLite 3.47 and newer plan a bound lookup over the views' join again each time:
+ * about three times the work of a till that rebinds, and a reader whose own p99 is near 0.2 ms on an
+ * idle machine, whatever the agent does (docs/performance.md, "Reading the till's file").
+ */
+const tillBinding = parseTillBinding(argAfter('--till-binding'), 'node:sqlite');
+/**
  * `--till-process`: during the second L apply the till's lookups come from bench/till-reader-child.ts,
  * a process of its own as a real till is, instead of from this process, whose one thread also sends
  * the small deliveries and polls the agent's state (their garbage collection and callbacks then land
@@ -55,12 +64,11 @@ const lookups = Number(argAfter('--lookups') ?? 10_000);
 const tillReaderArg = argAfter('--till-reader');
 /**
  * `--till-reader python` (implies `--till-process`): that process is bench/till-reader-child.py on the
- * system's SQLite (Debian 12: 3.40.1, as its ODBC driver), as a POS that does not link better-sqlite3
- * reads. better-sqlite3 clears a statement's bindings after each run, and SQLite 3.54 then plans a
- * bound lookup over a join again every time (docs/performance.md).
+ * system's SQLite (Debian 12: 3.40.1, as its ODBC driver), as a POS that links neither of Node's
+ * bindings reads.
  */
-const tillReader: 'node' | 'python' = tillReaderArg === 'python' ? 'python' : 'node';
-if (tillReaderArg !== undefined && tillReaderArg !== 'python' && tillReaderArg !== 'node') throw new Error(`--till-reader must be node or python, not ${tillReaderArg}`);
+if (tillReaderArg !== undefined && tillReaderArg !== 'python') throw new Error(`--till-reader takes only python (a Node reader is --till-binding), not ${tillReaderArg}`);
+const tillReader: TillBinding | 'python' = tillReaderArg === 'python' ? 'python' : tillBinding;
 const tillInOwnProcess = process.argv.includes('--till-process') || tillReaderArg !== undefined;
 
 function argAfter(flag: string): string | undefined {
@@ -181,7 +189,8 @@ interface DuringApply {
   readonly idleSmallAck: { count: number; p50Ms: number; p99Ms: number };
   readonly smallAcksDuringApply: { count: number; p50Ms: number; maxMs: number };
   readonly eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
-  readonly tillLookupDuringApply: LookupStats & { reader: 'bench process' | 'own process' | 'own process, system SQLite' };
+  /** `reader`: where the till ran and its SQLite, e.g. "bench process, node:sqlite" or "own process, system SQLite (Python)". */
+  readonly tillLookupDuringApply: LookupStats & { reader: string };
   /** The same reader while a plain process at the applier's priority repeats the raw row-insert baseline, small deliveries arriving as during the apply. */
   readonly tillLookupUnderPlainWriter: LookupStats & { windowMs: number; smallAcks: number };
   readonly ratios: { longestSmallAckVsIdleP99: number; tillLookupP99VsPlainWriter: number };
@@ -221,6 +230,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     built: true,
   });
   let result: SizeResult;
+  let till: TillStatements | null = null;
   try {
     const idle = await agent.stats();
     const reader = openReadOnly(storeFilePath(dataDir, 'till'));
@@ -243,8 +253,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     let duringApply: DuringApply | undefined;
     if (spec.name === 'L') {
       // The till: prices and availability for today by PLU, through the views, prepared once.
-      const prices = reader.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
-      const availability = reader.prepare('SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?');
+      till = openTill(storeFilePath(dataDir, 'till'), tillBinding);
+      const { prices, availability } = till;
       const plus = (update.body.ScheduledItems as { PLU: unknown }[]).map((i) => String(i.PLU));
       const rng = new Prng(7);
       const times: number[] = [];
@@ -252,8 +262,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       for (let i = 0; i < lookups; i++) {
         const plu = rng.pick(plus);
         const t0 = performance.now();
-        const p = prices.all(update.locationId, plu);
-        availability.all(update.locationId, plu);
+        const p = prices(update.locationId, plu);
+        availability(update.locationId, plu);
         times.push(performance.now() - t0);
         if (p.length > 0) found++;
       }
@@ -293,8 +303,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
               for (let i = 0; i < 50; i++) {
                 const plu = rng.pick(plus);
                 const t0 = performance.now();
-                prices.all(update.locationId, plu);
-                availability.all(update.locationId, plu);
+                prices(update.locationId, plu);
+                availability(update.locationId, plu);
                 lookupsOut.push(performance.now() - t0);
               }
               await new Promise((res) => setImmediate(res));
@@ -360,7 +370,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
           idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
           smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
           eventLoopDelay: loopDelay,
-          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: ownTill ? (tillReader === 'python' ? 'own process, system SQLite' : 'own process') : 'bench process' },
+          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: tillReader === 'python' ? 'own process, system SQLite (Python)' : `${ownTill ? 'own process' : 'bench process'}, ${tillReader}` },
           tillLookupUnderPlainWriter: { ...lookupStats(plainLookups), windowMs: plainEnded - plainStarted, smallAcks: plainAcks.length },
           ratios: {
             longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99,
@@ -374,6 +384,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     }
     const peakAll = await agent.stats();
     reader.close();
+    till?.close();
     agentReader.close();
     await agent.stop();
     agent = null;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TillBinding } from './till-statements';
 
 /** One timed lookup of the till process: when it started (epoch ms) and how long it took (ms). */
 export interface TillSample {
@@ -26,12 +27,12 @@ export async function startTillProcess(options: {
   locations: readonly number[];
   maxPlu?: number;
   plus?: readonly string[];
-  /** `node`: bench/till-reader-child.ts on better-sqlite3; `python`: bench/till-reader-child.py on the system's SQLite. */
-  reader?: 'node' | 'python';
+  /** A binding for bench/till-reader-child.ts (default node:sqlite), or `python`: bench/till-reader-child.py on the system's SQLite. */
+  reader?: TillBinding | 'python';
 }): Promise<TillProcess> {
   const samplesFile = path.join(options.work, 'till-samples.json');
   const python = options.reader === 'python';
-  const args = [path.join(__dirname, python ? 'till-reader-child.py' : 'till-reader-child.ts'), options.tillFile, samplesFile, options.locations.join(','), String(options.maxPlu ?? 0)];
+  const args = [...(python ? [path.join(__dirname, 'till-reader-child.py')] : [path.join(__dirname, 'till-reader-child.ts'), options.reader ?? 'node:sqlite']), options.tillFile, samplesFile, options.locations.join(','), String(options.maxPlu ?? 0)];
   if (options.plus) {
     const pluFile = path.join(options.work, 'till-plus.json');
     fs.writeFileSync(pluFile, JSON.stringify(options.plus));

@@ -1,7 +1,8 @@
 /**
- * A till in its own process: opens the agent's database read-only and looks PLUs up for today in a
- * loop, through the POS views, as a till does at the counter. Usage:
- *   node --import tsx bench/till-reader-child.ts DB_FILE OUT_FILE LOCATIONS(comma list) MAX_PLU [PLU_FILE]
+ * A till in its own process: opens the till's file read-only and looks PLUs up for today in a loop,
+ * through the POS views, as a till does at the counter, on the binding given (bench/till-statements.ts).
+ * Usage:
+ *   node --import tsx bench/till-reader-child.ts BINDING DB_FILE OUT_FILE LOCATIONS(comma list) MAX_PLU [PLU_FILE]
  * PLUs are drawn from 1000..MAX_PLU, or from PLU_FILE (a JSON array of PLUs) when given; then every
  * PLU is looked up once before READY, unrecorded, as a till that has been serving for a while has its
  * connection's page cache and the statements' code warm.
@@ -10,17 +11,15 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Prng } from '../src/dev/publisher';
-import { openReadOnly } from '../src/store/database';
+import { openTill, parseTillBinding } from './till-statements';
 
-const [dbFile, outArg, locationList, maxPluText, pluFile] = process.argv.slice(2);
-if (!dbFile || !outArg || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts DB OUT LOCATIONS MAX_PLU');
+const [bindingText, dbFile, outArg, locationList, maxPluText, pluFile] = process.argv.slice(2);
+if (!bindingText || !dbFile || !outArg || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts BINDING DB OUT LOCATIONS MAX_PLU [PLU_FILE]');
 const outFile: string = outArg;
 const locations = locationList.split(',').map(Number);
 const maxPlu = Number(maxPluText);
 const pluList = pluFile ? (JSON.parse(fs.readFileSync(pluFile, 'utf8')) as string[]) : null;
-const db = openReadOnly(dbFile);
-const prices = db.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
-const availability = db.prepare('SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?');
+const till = openTill(dbFile, parseTillBinding(bindingText, 'node:sqlite'));
 const rng = new Prng(99);
 const samples: number[] = [];
 let stopping = false;
@@ -33,8 +32,8 @@ async function loop(): Promise<void> {
   if (pluList) {
     for (const location of locations) {
       for (const plu of pluList) {
-        prices.all(location, plu);
-        availability.all(location, plu);
+        till.prices(location, plu);
+        till.availability(location, plu);
       }
     }
   }
@@ -44,8 +43,8 @@ async function loop(): Promise<void> {
       const location = rng.pick(locations);
       const plu = pluList ? rng.pick(pluList) : String(rng.int(1000, maxPlu));
       const t0 = performance.now();
-      prices.all(location, plu);
-      availability.all(location, plu);
+      till.prices(location, plu);
+      till.availability(location, plu);
       const t1 = performance.now();
       samples.push(performance.timeOrigin + t0, t1 - t0);
     }
@@ -53,7 +52,7 @@ async function loop(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1));
   }
   fs.writeFileSync(outFile, JSON.stringify(samples));
-  db.close();
+  till.close();
   process.exit(0);
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The bench's till: the POS contract's two lookups by location and PLU for today (prices, then meal
+ * periods, through the `_today` views), prepared once, on one of two SQLite bindings for Node:
+ *
+ * - `node:sqlite` (Node's built-in module, SQLite 3.53 in Node 24): binds each run's values over the
+ *   last ones, as POS drivers do, so SQLite keeps the plan it made when the statement was prepared.
+ * - `better-sqlite3` (the agent's own binding, SQLite 3.54): clears a statement's bindings after every
+ *   run (sqlite3_clear_bindings). SQLite 3.47 and newer look at a bound value while planning a join
+ *   (whereLoopOutputAdjust, `column = ?` terms) and mark the statement to be planned again when that
+ *   value goes; clearing it does, so every lookup through a view that joins tables is prepared again:
+ *   p50 0.08 ms instead of 0.027 ms on the L menu, and p99 about 0.2 ms on an idle machine
+ *   (docs/performance.md, "Reading the till's file").
+ *
+ * The same statements and the same results either way; a test (test/integration/bench-till.test.ts)
+ * checks both bindings answer alike.
+ */
+import Database from 'better-sqlite3';
+import { openReadOnly } from '../src/store/database';
+
+export type TillBinding = 'node:sqlite' | 'better-sqlite3';
+export const TILL_BINDINGS: readonly TillBinding[] = ['node:sqlite', 'better-sqlite3'];
+
+export const PRICES_TODAY_SQL = 'SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?';
+export const AVAILABILITY_TODAY_SQL = 'SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?';
+
+export interface TillStatements {
+  prices(location: number, plu: string): unknown[];
+  availability(location: number, plu: string): unknown[];
+  close(): void;
+}
+
+/** The part of node:sqlite this uses (@types/node 20 has no declarations for it). */
+interface NodeSqlite {
+  DatabaseSync: new (file: string, options: { readOnly: boolean }) => {
+    exec(sql: string): void;
+    prepare(sql: string): { all(...values: (number | string)[]): unknown[] };
+    close(): void;
+  };
+}
+
+function loadNodeSqlite(): NodeSqlite {
+  try {
+    return process.getBuiltinModule('node:sqlite') as NodeSqlite;
+  } catch {
+    throw new Error(`this Node (${process.version}) has no node:sqlite without a flag: use Node 22.13 or newer, or --till-binding better-sqlite3`);
+  }
+}
+
+export function parseTillBinding(text: string | undefined, fallback: TillBinding): TillBinding {
+  if (text === undefined) return fallback;
+  if ((TILL_BINDINGS as readonly string[]).includes(text)) return text as TillBinding;
+  throw new Error(`--till-binding must be one of ${TILL_BINDINGS.join(', ')}, not ${text}`);
+}
+
+/** Opens the till's file read-only, as a till does, and prepares the two lookups once. */
+export function openTill(file: string, binding: TillBinding): TillStatements {
+  if (binding === 'better-sqlite3') {
+    const db: Database.Database = openReadOnly(file);
+    const prices = db.prepare(PRICES_TODAY_SQL);
+    const availability = db.prepare(AVAILABILITY_TODAY_SQL);
+    return { prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
+  }
+  const { DatabaseSync } = loadNodeSqlite();
+  const db = new DatabaseSync(file, { readOnly: true });
+  // As openReadOnly does for better-sqlite3: wait for a writer's checkpoint instead of failing.
+  db.exec('PRAGMA busy_timeout = 5000');
+  const prices = db.prepare(PRICES_TODAY_SQL);
+  const availability = db.prepare(AVAILABILITY_TODAY_SQL);
+  return { prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
+}
