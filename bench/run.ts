@@ -412,7 +412,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
           idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
           smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
           eventLoopDelay: loopDelay,
-          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: tillReader === 'python' ? 'own process, system SQLite (Python)' : `${ownTill ? 'own process' : 'bench process'}, ${tillReader}` },
+          tillLookupDuringApply: { ...lookupStats(duringLookups), reader: `${ownTill ? 'own process' : 'bench process'}, ${tillReader === 'python' ? "Python's sqlite3" : tillReader}, SQLite ${ownTill ? ownTill.sqliteVersion : till.sqliteVersion}` },
           tillLookupUnderPlainWriter: { ...lookupStats(plainLookups), windowMs: plainEnded - plainStarted, smallAcks: plainAcks.length },
           ratios: {
             longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99,

@@ -10,6 +10,8 @@ export interface TillSample {
 }
 
 export interface TillProcess {
+  /** The SQLite the till reads through, as it said when ready. */
+  readonly sqliteVersion: string;
   /** Stops the till (SIGTERM) and returns every lookup it timed. */
   stop(): Promise<TillSample[]>;
   /** For a failed run: stop at once, no samples. */
@@ -42,11 +44,12 @@ export async function startTillProcess(options: {
     ? spawn('python3', args, { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] })
     : spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => resolve());
+  const sqliteVersion = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(/SQLite ([0-9.]+)/.exec(chunk.toString('utf8'))?.[1] ?? 'unknown'));
     void exited.then((code) => reject(new Error(`the till process exited (${code}) before it was ready`)));
   });
   return {
+    sqliteVersion,
     async stop() {
       child.kill('SIGTERM');
       const code = await exited;

@@ -37,7 +37,7 @@ async function loop(): Promise<void> {
       }
     }
   }
-  process.stdout.write('READY till-reader\n');
+  process.stdout.write(`READY till-reader (SQLite ${till.sqliteVersion})\n`);
   while (!stopping) {
     for (let i = 0; i < 50 && !stopping; i++) {
       const location = rng.pick(locations);

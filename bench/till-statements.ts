@@ -2,14 +2,13 @@
  * The bench's till: the POS contract's two lookups by location and PLU for today (prices, then meal
  * periods, through the `_today` views), prepared once, on one of two SQLite bindings for Node:
  *
- * - `node:sqlite` (Node's built-in module, SQLite 3.53 in Node 24): binds each run's values over the
- *   last ones, as POS drivers do, so SQLite keeps the plan it made when the statement was prepared.
- * - `better-sqlite3` (the agent's own binding, SQLite 3.54): clears a statement's bindings after every
- *   run (sqlite3_clear_bindings). SQLite 3.47 and newer look at a bound value while planning a join
- *   (whereLoopOutputAdjust, `column = ?` terms) and mark the statement to be planned again when that
- *   value goes; clearing it does, so every lookup through a view that joins tables is prepared again:
- *   p50 0.08 ms instead of 0.027 ms on the L menu, and p99 about 0.2 ms on an idle machine
- *   (docs/performance.md, "Reading the till's file").
+ * - `node:sqlite` (Node's built-in module; SQLite 3.53.4 in Node 24.21).
+ * - `better-sqlite3` (the agent's own binding; SQLite 3.54.1 in 13.2). It clears a statement's bindings
+ *   after every run (sqlite3_clear_bindings). From 3.54 SQLite looks at the value bound to a
+ *   `column = ?` term while planning a query that joins tables (whereLoopOutputAdjust; 3.53 did not)
+ *   and marks the statement to be planned again once that value is cleared, so every lookup through
+ *   the views is prepared again: p50 0.08 ms instead of 0.027 ms on the L menu, and a p99 of
+ *   0.14-0.22 ms for that reader on an idle machine (docs/performance.md, "Reading the till's file").
  *
  * The same statements and the same results either way; a test (test/integration/bench-till.test.ts)
  * checks both bindings answer alike.
@@ -24,6 +23,8 @@ export const PRICES_TODAY_SQL = 'SELECT plu, item_name, tariff_name, sell_price_
 export const AVAILABILITY_TODAY_SQL = 'SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?';
 
 export interface TillStatements {
+  /** The SQLite the binding links (sqlite_version()): what the figures hold for. */
+  readonly sqliteVersion: string;
   prices(location: number, plu: string): unknown[];
   availability(location: number, plu: string): unknown[];
   close(): void;
@@ -33,7 +34,7 @@ export interface TillStatements {
 interface NodeSqlite {
   DatabaseSync: new (file: string, options: { readOnly: boolean }) => {
     exec(sql: string): void;
-    prepare(sql: string): { all(...values: (number | string)[]): unknown[] };
+    prepare(sql: string): { all(...values: (number | string)[]): unknown[]; get(): unknown };
     close(): void;
   };
 }
@@ -58,7 +59,8 @@ export function openTill(file: string, binding: TillBinding): TillStatements {
     const db: Database.Database = openReadOnly(file);
     const prices = db.prepare(PRICES_TODAY_SQL);
     const availability = db.prepare(AVAILABILITY_TODAY_SQL);
-    return { prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
+    const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+    return { sqliteVersion: v, prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
   }
   const { DatabaseSync } = loadNodeSqlite();
   const db = new DatabaseSync(file, { readOnly: true });
@@ -66,5 +68,6 @@ export function openTill(file: string, binding: TillBinding): TillStatements {
   db.exec('PRAGMA busy_timeout = 5000');
   const prices = db.prepare(PRICES_TODAY_SQL);
   const availability = db.prepare(AVAILABILITY_TODAY_SQL);
-  return { prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
+  const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+  return { sqliteVersion: v, prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
 }

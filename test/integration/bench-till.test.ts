@@ -39,6 +39,7 @@ describe("the benchmarks' till", () => {
     const direct = openReadOnly(file);
     const tills = TILL_BINDINGS.map((binding) => ({ binding, till: openTill(file, binding) }));
     try {
+      for (const { binding, till } of tills) assert.match(till.sqliteVersion, /^3\.\d+\.\d+$/, `${binding} names its SQLite`);
       const date = locationToday(direct, location);
       assert.ok(date, 'the location has a day row for now');
       const prices = direct.prepare(`SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices WHERE location_id = ? AND plu = ? AND ? BETWEEN date_from AND date_to`);
@@ -72,6 +73,7 @@ describe("the benchmarks' till", () => {
     it(`in a process of its own (${binding}) times lookups until stopped`, async () => {
       const { dataDir, location, plus } = menu();
       const till = await startTillProcess({ work: tempDir('pos-sync-bench-till-work-'), tillFile: storeFilePath(dataDir, 'till'), locations: [location], plus, reader: binding });
+      assert.match(till.sqliteVersion, /^3\.\d+\.\d+$/, 'the till process names its SQLite when ready');
       const startedAt = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 300));
       const samples = await till.stop();
