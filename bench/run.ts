@@ -54,6 +54,13 @@ const lookups = Number(argAfter('--lookups') ?? 10_000);
  * 2-vCPU machine move the ratio by a third (1.52-2.90x over 46 single-apply runs of one build).
  */
 const applyRepeats = Number(argAfter('--apply-repeats') ?? 3);
+/**
+ * `--small-gap-ms N` (default 5): the pause between one small delivery's 200 and the next during the
+ * timed windows, about 150 deliveries a second here: far more than one site's agent receives, to find
+ * the longest ack. A larger gap shows what a till sees at a more ordinary rate.
+ */
+const smallGapMs = Number(argAfter('--small-gap-ms') ?? 5);
+if (!Number.isFinite(smallGapMs) || smallGapMs < 0) throw new Error(`--small-gap-ms must be a number of milliseconds, not ${argAfter('--small-gap-ms')}`);
 if (!Number.isInteger(applyRepeats) || applyRepeats < 1) throw new Error(`--apply-repeats must be a whole number from 1, not ${argAfter('--apply-repeats')}`);
 /**
  * `--till-binding node:sqlite|better-sqlite3` (default node:sqlite): the SQLite binding the bench's till
@@ -328,7 +335,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       let plainWriter: ReturnType<typeof spawn> | null = null;
       try {
         /**
-         * Small deliveries for another location one after another (5 ms apart) and, without a till
+         * Small deliveries for another location one after another (--small-gap-ms apart) and, without a till
          * process, the bench's till lookups in batches of 50, until `done()`.
          */
         const underLoad = async (done: () => boolean, acks: number[], lookupsOut: number[]): Promise<void> => {
@@ -337,7 +344,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
               const r = await post(agent!.url, smallUpdate(seq++));
               if (r.status !== 200) throw new Error(`small delivery answered ${r.status} under load`);
               acks.push(r.ms);
-              await new Promise((res) => setTimeout(res, 5));
+              await new Promise((res) => setTimeout(res, smallGapMs));
             }
           })();
           const tillReads = (async () => {
