@@ -29,7 +29,7 @@ import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
-import { openTill, parseTillBinding, type TillBinding, type TillStatements } from './till-statements';
+import { openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
 import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
 
 interface SizeSpec {
@@ -44,7 +44,7 @@ const SIZES: readonly SizeSpec[] = [
 ];
 
 const json = process.argv.includes('--json');
-const sizesArg = process.argv.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length) ?? argAfter('--sizes');
+const sizesArg = argAfter('--sizes');
 const selected = sizesArg ? SIZES.filter((s) => sizesArg.split(',').includes(s.name)) : SIZES;
 const lookups = Number(argAfter('--lookups') ?? 10_000);
 /**
@@ -64,10 +64,11 @@ if (!Number.isFinite(smallGapMs) || smallGapMs < 0) throw new Error(`--small-gap
 if (!Number.isInteger(applyRepeats) || applyRepeats < 1) throw new Error(`--apply-repeats must be a whole number from 1, not ${argAfter('--apply-repeats')}`);
 /**
  * `--till-binding node:sqlite|better-sqlite3` (default node:sqlite): the SQLite binding the bench's till
- * reads through (bench/till-statements.ts). better-sqlite3 clears a statement's bindings after every
- * run, which makes SQLite 3.47 and newer plan a bound lookup over the views' join again each time:
- * about three times the work of a till that rebinds, and a reader whose own p99 is near 0.2 ms on an
- * idle machine, whatever the agent does (docs/performance.md, "Reading the till's file").
+ * reads through (bench/till-statements.ts). Both clear a statement's bindings before or after each run;
+ * better-sqlite3 links SQLite 3.54, which then plans each lookup through the views again (about three
+ * times the work, and a reader whose own p99 is near 0.2 ms on an idle machine), node:sqlite in Node
+ * 24.21 links 3.53, which does not (docs/performance.md, "Reading the till's file"). The bench says
+ * so when the till's SQLite is one that re-plans.
  */
 const tillBinding = parseTillBinding(argAfter('--till-binding'), 'node:sqlite');
 /**
@@ -86,9 +87,15 @@ if (tillReaderArg !== undefined && tillReaderArg !== 'python') throw new Error(`
 const tillReader: TillBinding | 'python' = tillReaderArg === 'python' ? 'python' : tillBinding;
 const tillInOwnProcess = process.argv.includes('--till-process') || tillReaderArg !== undefined;
 
+/** An option's value, given as `--flag value` or `--flag=value`; a flag given without one stops the bench. */
 function argAfter(flag: string): string | undefined {
+  const joined = process.argv.find((a) => a.startsWith(`${flag}=`));
+  if (joined !== undefined) return joined.slice(flag.length + 1);
   const i = process.argv.indexOf(flag);
-  return i >= 0 ? process.argv[i + 1] : undefined;
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+  return value;
 }
 
 function log(text: string): void {
@@ -149,18 +156,26 @@ function benchAgentConfig(dataDir: string): string {
 
 type InboxState = Database.Statement<[number, number], { state: string; apply_ms: number | null }>;
 
+/** How long a first publication may take to apply before the bench gives up (L takes 2-3 s here). */
+const APPLY_DEADLINE_MS = 5 * 60_000;
+
 /** Posts a first publication and waits until the agent's inbox says it is applied. */
 async function deliverAndWait(agent: ChildAgent, state: InboxState, body: Buffer, locationId: number, changeSequence: number): Promise<{ ackMs: number; appliedMs: number; applyInTransactionMs: number }> {
   const started = performance.now();
   const ack = await post(agent.url, body);
   if (ack.status !== 200) throw new Error(`agent answered ${ack.status}`);
+  // Pending until applied; any other state (stale, conflict, superseded) means the bench's update was
+  // not applied and nothing will change by waiting.
   let row = state.get(locationId, changeSequence);
   while (row?.state !== 'applied') {
+    if (row !== undefined && row.state !== 'pending') throw new Error(`the agent marked the update ${row.state} instead of applying it`);
+    if (performance.now() - started > APPLY_DEADLINE_MS) throw new Error(`the update was not applied within ${APPLY_DEADLINE_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 2));
     row = state.get(locationId, changeSequence);
   }
   return { ackMs: ack.ms, appliedMs: performance.now() - started, applyInTransactionMs: row.apply_ms ?? 0 };
 }
+
 
 /** 200 -> applied of the same first publication on a fresh agent of its own (--apply-repeats). */
 async function freshApplyMs(work: string, body: Buffer, locationId: number, changeSequence: number): Promise<number> {
@@ -175,6 +190,9 @@ async function freshApplyMs(work: string, body: Buffer, locationId: number, chan
     } finally {
       agentReader.close();
     }
+  } catch (err) {
+    const stderr = agent.stderr().trim();
+    throw new Error(`a repeated apply failed: ${(err as Error).message}${stderr ? `\nagent stderr:\n${stderr}` : ''}`, { cause: err });
   } finally {
     await agent.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -269,7 +287,8 @@ interface SizeResult {
   idleRssBytes: number;
   baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; bareHttpMs: number };
   ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; ackVsBareHttp: number; peakRssVsPayload: number; firstPublicationPeakRssVsPayload: number };
-  tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number };
+  /** Idle, before the second apply: the bench process's till (`reader`: its binding and SQLite). */
+  tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number; reader: string };
   changes?: ChangesBench;
   duringApply?: DuringApply;
 }
@@ -317,7 +336,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         if (p.length > 0) found++;
       }
       if (found < lookups * 0.9) throw new Error(`the till lookups found prices for only ${found} of ${lookups} PLUs today: generated dates do not cover today`);
-      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0) };
+      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0), reader: `bench process, ${tillBinding}, SQLite ${till.sqliteVersion}` };
+      if (replansBoundLookups(till.sqliteVersion)) log(`note: the till's SQLite ${till.sqliteVersion} (${tillBinding}) plans every lookup through the views again, as its binding clears bindings: its figures are those of such a till (docs/performance.md, "Reading the till's file")`);
       // What changes next over 31 days against one till query per item (bench/changes.ts).
       changes = measureChanges(reader, update.locationId, today as IsoDate);
 
@@ -332,6 +352,11 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       // The till's reader: the bench's own thread, or a process of its own (--till-process), started
       // before the baseline window so both windows read from the same warm process.
       const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus, reader: tillReader }) : null;
+      if (ownTill && ownTill.warmUp.priced < ownTill.warmUp.lookups * 0.9) {
+        ownTill.kill();
+        throw new Error(`the till process found prices for only ${ownTill.warmUp.priced} of ${ownTill.warmUp.lookups} PLUs today`);
+      }
+      if (ownTill && replansBoundLookups(ownTill.sqliteVersion) && tillReader !== 'python') log(`note: the till process's SQLite ${ownTill.sqliteVersion} plans every lookup through the views again (docs/performance.md, "Reading the till's file")`);
       let plainWriter: ReturnType<typeof spawn> | null = null;
       try {
         /**
@@ -503,7 +528,7 @@ function table(results: SizeResult[]): string {
     ['payload', ...results.map((r) => `${(r.payloadBytes / 1e6).toFixed(1)} MB`)],
     ['range rows written', ...results.map((r) => String(r.rowsWritten))],
     ['request start -> 200 (ms)', ...results.map((r) => f(r.ackMs))],
-    ['request start -> applied (ms)', ...results.map((r) => f(r.appliedMs))],
+    ['request start -> applied, first apply (ms)', ...results.map((r) => f(r.appliedMs))],
     [`  apply after the 200, median of ${applyRepeats} (ms)`, ...results.map((r) => f(r.applyMs))],
     ['  each apply (ms)', ...results.map((r) => r.applySamplesMs.map((x) => f(x)).join(' '))],
     ['agent RSS when idle', ...results.map((r) => mb(r.idleRssBytes))],
@@ -523,7 +548,7 @@ function table(results: SizeResult[]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   const lines = rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
   const l = results.find((r) => r.tillLookup);
-  if (l?.tillLookup) lines.push('', `till lookup by PLU for today on L (${l.tillLookup.lookups} random PLUs): p50 ${l.tillLookup.p50Ms.toFixed(3)} ms, p99 ${l.tillLookup.p99Ms.toFixed(3)} ms (target p99 < 1 ms), max ${l.tillLookup.maxMs.toFixed(2)} ms`);
+  if (l?.tillLookup) lines.push('', `till lookup by PLU for today on L (${l.tillLookup.reader}; ${l.tillLookup.lookups} random PLUs): p50 ${l.tillLookup.p50Ms.toFixed(3)} ms, p99 ${l.tillLookup.p99Ms.toFixed(3)} ms (target p99 < 1 ms), max ${l.tillLookup.maxMs.toFixed(2)} ms`);
   if (l?.changes) lines.push(describeChanges(l.changes));
   const d = l?.duringApply;
   if (d) {

@@ -12,6 +12,8 @@ export interface TillSample {
 export interface TillProcess {
   /** The SQLite the till reads through, as it said when ready. */
   readonly sqliteVersion: string;
+  /** Of its warm-up lookups (every PLU of `plus` at every location; none without `plus`), how many found prices. */
+  readonly warmUp: { readonly lookups: number; readonly priced: number };
   /** Stops the till (SIGTERM) and returns every lookup it timed. */
   stop(): Promise<TillSample[]>;
   /** For a failed run: stop at once, no samples. */
@@ -44,12 +46,18 @@ export async function startTillProcess(options: {
     ? spawn('python3', args, { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] })
     : spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const sqliteVersion = await new Promise<string>((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) => resolve(/SQLite ([0-9.]+)/.exec(chunk.toString('utf8'))?.[1] ?? 'unknown'));
+  const ready = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8')));
     void exited.then((code) => reject(new Error(`the till process exited (${code}) before it was ready`)));
   });
+  const said = /READY till-reader \(SQLite ([0-9.]+); (\d+) of (\d+) lookups priced\)/.exec(ready);
+  if (!said) {
+    child.kill('SIGKILL');
+    throw new Error(`the till process said ${JSON.stringify(ready.trim())} instead of READY`);
+  }
   return {
-    sqliteVersion,
+    sqliteVersion: said[1]!,
+    warmUp: { lookups: Number(said[3]), priced: Number(said[2]) },
     async stop() {
       child.kill('SIGTERM');
       const code = await exited;

@@ -3,12 +3,15 @@
  * periods, through the `_today` views), prepared once, on one of two SQLite bindings for Node:
  *
  * - `node:sqlite` (Node's built-in module; SQLite 3.53.4 in Node 24.21).
- * - `better-sqlite3` (the agent's own binding; SQLite 3.54.1 in 13.2). It clears a statement's bindings
- *   after every run (sqlite3_clear_bindings). From 3.54 SQLite looks at the value bound to a
- *   `column = ?` term while planning a query that joins tables (whereLoopOutputAdjust; 3.53 did not)
- *   and marks the statement to be planned again once that value is cleared, so every lookup through
- *   the views is prepared again: p50 0.08 ms instead of 0.027 ms on the L menu, and a p99 of
- *   0.14-0.22 ms for that reader on an idle machine (docs/performance.md, "Reading the till's file").
+ * - `better-sqlite3` (the agent's own binding; SQLite 3.54.1 in 13.2).
+ *
+ * Both clear a statement's bindings on every run (better-sqlite3 after it, node:sqlite before it binds
+ * the new values), as many POS drivers do too. From 3.54 SQLite reads the value bound to a `column = ?`
+ * term while planning a query that joins tables (whereLoopOutputAdjust; 3.53 did not) and marks the
+ * statement to be planned again once that value is cleared, so on 3.54 every lookup through the views
+ * is prepared again: p50 0.08 ms instead of 0.027 ms on the L menu, and a p99 of 0.14-0.22 ms for that
+ * reader on an idle machine (docs/performance.md, "Reading the till's file"). `replansBoundLookups`
+ * tells which SQLite does that; the bench says so when its till's does.
  *
  * The same statements and the same results either way; a test (test/integration/bench-till.test.ts)
  * checks both bindings answer alike.
@@ -40,11 +43,19 @@ interface NodeSqlite {
 }
 
 function loadNodeSqlite(): NodeSqlite {
-  try {
-    return process.getBuiltinModule('node:sqlite') as NodeSqlite;
-  } catch {
-    throw new Error(`this Node (${process.version}) has no node:sqlite without a flag: use Node 22.13 or newer, or --till-binding better-sqlite3`);
-  }
+  // getBuiltinModule answers undefined for a module this Node does not have (or has only behind a flag).
+  const module = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined;
+  if (module === undefined) throw new Error(`this Node (${process.version}) has no node:sqlite without a flag: use Node 22.13 or newer, or --till-binding better-sqlite3`);
+  return module;
+}
+
+/**
+ * Whether a reader that clears its bindings on every run, as both bindings here do, has each lookup
+ * through the views planned again by this SQLite: 3.54 and newer.
+ */
+export function replansBoundLookups(sqliteVersion: string): boolean {
+  const [major = 0, minor = 0] = sqliteVersion.split('.').map(Number);
+  return major > 3 || (major === 3 && minor >= 54);
 }
 
 export function parseTillBinding(text: string | undefined, fallback: TillBinding): TillBinding {
