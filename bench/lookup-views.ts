@@ -23,6 +23,7 @@ import * as till003 from '../src/store/migrations/till/003-today-once-per-locati
 import { storeFilePath } from '../src/store/database';
 import { testConfig } from '../test/helpers/fixtures';
 import { percentile } from './stats';
+import { AVAILABILITY_TODAY_SQL, PRICES_TODAY_SQL } from './till-statements';
 
 const json = process.argv.includes('--json');
 const roundsArg = process.argv.indexOf('--rounds');
@@ -60,7 +61,7 @@ function main(): void {
     const date = locationToday(db4, location);
     if (!date) throw new Error('no day row for now');
     const plus = (db4.prepare('SELECT plu FROM items WHERE location_id = ? ORDER BY plu').all(location) as { plu: string }[]).map((r) => r.plu);
-    const todayQueries = ['SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?', 'SELECT meal_period, status FROM pos_availability_today WHERE location_id = ? AND plu = ?'];
+    const todayQueries = [PRICES_TODAY_SQL, AVAILABILITY_TODAY_SQL];
     const fixedQueries = [
       `SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices WHERE location_id = ? AND plu = ? AND '${date}' BETWEEN date_from AND date_to`,
       `SELECT meal_period, status FROM pos_availability WHERE location_id = ? AND plu = ? AND '${date}' BETWEEN date_from AND date_to`,

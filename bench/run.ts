@@ -176,7 +176,6 @@ async function deliverAndWait(agent: ChildAgent, state: InboxState, body: Buffer
   return { ackMs: ack.ms, appliedMs: performance.now() - started, applyInTransactionMs: row.apply_ms ?? 0 };
 }
 
-
 /** 200 -> applied of the same first publication on a fresh agent of its own (--apply-repeats). */
 async function freshApplyMs(work: string, body: Buffer, locationId: number, changeSequence: number): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(work, 'agent-repeat-'));
@@ -246,6 +245,11 @@ function smallUpdate(seq: number): Buffer {
   );
 }
 
+/** p50, p99 and the longest of a set of lookup times (no spread into Math.max: a fast till times 100,000s). */
+function lookupStats(times: readonly number[]): LookupStats {
+  return { lookups: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0) };
+}
+
 interface LookupStats {
   readonly lookups: number;
   readonly p50Ms: number;
@@ -288,7 +292,7 @@ interface SizeResult {
   baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; bareHttpMs: number };
   ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; ackVsBareHttp: number; peakRssVsPayload: number; firstPublicationPeakRssVsPayload: number };
   /** Idle, before the second apply: the bench process's till (`reader`: its binding and SQLite). */
-  tillLookup?: { lookups: number; p50Ms: number; p99Ms: number; maxMs: number; reader: string };
+  tillLookup?: LookupStats & { reader: string };
   changes?: ChangesBench;
   duringApply?: DuringApply;
 }
@@ -336,7 +340,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         if (p.length > 0) found++;
       }
       if (found < lookups * 0.9) throw new Error(`the till lookups found prices for only ${found} of ${lookups} PLUs today: generated dates do not cover today`);
-      tillLookup = { lookups, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0), reader: `bench process, ${tillBinding}, SQLite ${till.sqliteVersion}` };
+      tillLookup = { ...lookupStats(times), reader: `bench process, ${tillBinding}, SQLite ${till.sqliteVersion}` };
       if (replansBoundLookups(till.sqliteVersion)) log(`note: the till's SQLite ${till.sqliteVersion} (${tillBinding}) plans every lookup through the views again, as its binding clears bindings: its figures are those of such a till (docs/performance.md, "Reading the till's file")`);
       // What changes next over 31 days against one till query per item (bench/changes.ts).
       changes = measureChanges(reader, update.locationId, today as IsoDate);
@@ -438,7 +442,6 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         }
         const loopDelay = await agent.loopDelayStop();
         const idleP99 = percentile(idleAcks, 99);
-        const lookupStats = (xs: number[]): LookupStats => ({ lookups: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), maxMs: xs.reduce((m, x) => Math.max(m, x), 0) });
         duringApply = {
           applyMs: editApplyMs,
           idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },

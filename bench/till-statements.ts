@@ -16,7 +16,6 @@
  * The same statements and the same results either way; a test (test/integration/bench-till.test.ts)
  * checks both bindings answer alike.
  */
-import Database from 'better-sqlite3';
 import { openReadOnly } from '../src/store/database';
 
 export type TillBinding = 'node:sqlite' | 'better-sqlite3';
@@ -33,20 +32,32 @@ export interface TillStatements {
   close(): void;
 }
 
-/** The part of node:sqlite this uses (@types/node 20 has no declarations for it). */
-interface NodeSqlite {
-  DatabaseSync: new (file: string, options: { readOnly: boolean }) => {
-    exec(sql: string): void;
-    prepare(sql: string): { all(...values: (number | string)[]): unknown[]; get(): unknown };
-    close(): void;
-  };
+/** What the till needs of a connection; better-sqlite3's Database and node:sqlite's DatabaseSync both have it. */
+interface TillConnection {
+  prepare(sql: string): { all(...values: (number | string)[]): unknown[]; get(): unknown };
+  close(): void;
 }
 
-function loadNodeSqlite(): NodeSqlite {
+/** The part of node:sqlite this uses (@types/node 20 has no declarations for it). */
+interface NodeSqlite {
+  DatabaseSync: new (file: string, options: { readOnly: boolean }) => TillConnection & { exec(sql: string): void };
+}
+
+/** A read-only better-sqlite3 connection, as the agent's own readers open one. */
+function openBetterSqlite3(file: string): TillConnection {
+  const db = openReadOnly(file);
+  return { prepare: (sql) => db.prepare<unknown[]>(sql), close: () => db.close() };
+}
+
+/** A read-only node:sqlite connection set up as openReadOnly sets up better-sqlite3's. */
+function openNodeSqlite(file: string): TillConnection {
   // getBuiltinModule answers undefined for a module this Node does not have (or has only behind a flag).
   const module = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined;
   if (module === undefined) throw new Error(`this Node (${process.version}) has no node:sqlite without a flag: use Node 22.13 or newer, or --till-binding better-sqlite3`);
-  return module;
+  const db = new module.DatabaseSync(file, { readOnly: true });
+  // Wait for a writer's checkpoint instead of failing.
+  db.exec('PRAGMA busy_timeout = 5000');
+  return db;
 }
 
 /**
@@ -66,17 +77,7 @@ export function parseTillBinding(text: string | undefined, fallback: TillBinding
 
 /** Opens the till's file read-only, as a till does, and prepares the two lookups once. */
 export function openTill(file: string, binding: TillBinding): TillStatements {
-  if (binding === 'better-sqlite3') {
-    const db: Database.Database = openReadOnly(file);
-    const prices = db.prepare(PRICES_TODAY_SQL);
-    const availability = db.prepare(AVAILABILITY_TODAY_SQL);
-    const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
-    return { sqliteVersion: v, prices: (l, p) => prices.all(l, p), availability: (l, p) => availability.all(l, p), close: () => db.close() };
-  }
-  const { DatabaseSync } = loadNodeSqlite();
-  const db = new DatabaseSync(file, { readOnly: true });
-  // As openReadOnly does for better-sqlite3: wait for a writer's checkpoint instead of failing.
-  db.exec('PRAGMA busy_timeout = 5000');
+  const db: TillConnection = binding === 'better-sqlite3' ? openBetterSqlite3(file) : openNodeSqlite(file);
   const prices = db.prepare(PRICES_TODAY_SQL);
   const availability = db.prepare(AVAILABILITY_TODAY_SQL);
   const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
