@@ -12,9 +12,9 @@ import { LEGACY_SINGLE_FILE_MIGRATIONS } from '../store/migrations';
 import { closeStore, openStore } from '../store/store';
 import { holdDataFolder } from './instance';
 import { makePrivateDir, makePrivateFile } from './private-files';
-import { formatBytes } from './disk';
-import { backupAlerts, backupPanel, localTime } from './panels';
+import { backupAlerts, backupPanel, formatBytes, localTime } from './panels';
 import { backupDir } from './paths';
+import type { BackupFile, BackupState } from './states';
 
 /**
  * A backup is a set: a folder `backup-<UTC timestamp>` holding agent.db and pos-sync.db (and staff.db
@@ -27,16 +27,6 @@ const STAMP = String.raw`(\d{8}T\d{6}(?:\d{3})?Z)`;
 const SET_NAME = new RegExp(`^backup-${STAMP}$`);
 const SINGLE_FILE_NAME = new RegExp(`^pos-sync-${STAMP}\\.db$`);
 const MANIFEST = 'manifest.json';
-
-export interface BackupFile {
-  /** The set's folder (or a 0.1 single file). */
-  readonly file: string;
-  readonly name: string;
-  readonly bytes: number;
-  /** When it was taken (from its name). */
-  readonly takenAt: string;
-  readonly kind: 'set' | 'single-file';
-}
 
 function stamp(at: Date): string {
   return at.toISOString().replace(/[-:]/g, '').replace('.', '');
@@ -468,14 +458,6 @@ export function nextBackupDue(last: Date | null, options: { time: string; interv
   due.setHours(hh, mm, 0, 0);
   if (due.getTime() <= last.getTime()) due.setDate(due.getDate() + 1);
   return due;
-}
-
-export interface BackupState {
-  readonly dir: string;
-  readonly lastBackup: BackupFile | null;
-  readonly nextDueAt: string | null;
-  readonly lastError: string | null;
-  readonly running: boolean;
 }
 
 /** Takes the scheduled backups while the agent runs (AgentService 'backup'). */

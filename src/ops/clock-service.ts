@@ -18,16 +18,7 @@ import {
   type TimezoneMismatch,
 } from './clock';
 import { clockAlerts, clockPanel } from './panels';
-
-export interface ClockState {
-  readonly machineTimezone: string;
-  readonly timezoneMismatches: readonly TimezoneMismatch[];
-  readonly observations: readonly SkewObservation[];
-  /** Observations showing the system clock off by more than clock.maxSkewSeconds. */
-  readonly wrongClock: readonly SkewObservation[];
-  /** What the window and `status` show, one sentence each. */
-  readonly warnings: readonly string[];
-}
+import type { ClockState } from './states';
 
 /**
  * The timezones the till's dates must follow: those of the locations this site has (every location

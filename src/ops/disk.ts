@@ -5,19 +5,8 @@ import type { Config } from '../config/schema';
 import { databasePath } from '../store/database';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
-import { diskAlerts, diskPanel, localTime } from './panels';
-
-export type DiskLevel = 'ok' | 'low' | 'critical' | 'unknown';
-
-export interface DiskState {
-  readonly level: DiskLevel;
-  readonly freeBytes: number | null;
-  readonly totalBytes: number | null;
-  readonly databaseBytes: number;
-  readonly walBytes: number;
-  readonly message: string | null;
-  readonly checkedAt: string;
-}
+import { diskAlerts, diskPanel, formatBytes, localTime } from './panels';
+import type { DiskLevel, DiskState } from './states';
 
 /** How worried to be about free space (pure). */
 export function classifyDisk(freeBytes: number, totalBytes: number, limits: Config['disk']): DiskLevel {
@@ -25,17 +14,6 @@ export function classifyDisk(freeBytes: number, totalBytes: number, limits: Conf
   const percent = totalBytes > 0 ? (freeBytes / totalBytes) * 100 : 100;
   if (freeBytes < limits.warnFreeBytes || percent < limits.warnFreePercent) return 'low';
   return 'ok';
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let n = bytes;
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i += 1;
-  }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
 function sizeOf(file: string): number {

@@ -1,12 +1,7 @@
 import type { OperationsAlert, PanelItem, PanelView } from '../admin/extensions';
 import { RETENTION_DAY_KEYS, type RetentionDayKey } from '../admin/settings';
 import type { Config } from '../config/schema';
-import type { BackupState } from './backup';
-import type { ClockState } from './clock-service';
-import type { DiskState } from './disk';
-import { formatBytes } from './disk';
-import type { PruneCounts, RetentionState } from './retention';
-import type { TunnelState } from './tunnel';
+import type { BackupState, ClockState, DiskState, PruneCounts, RetentionState, TunnelState } from './states';
 
 /**
  * What the status window shows of the operations services: the panels under Settings → Operations
@@ -16,6 +11,17 @@ import type { TunnelState } from './tunnel';
 
 /** How a time is shown to the manager (the services pass the PC's local time; tests a fixed form). */
 export type FormatTime = (iso: string) => string;
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i += 1;
+  }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
 
 export const localTime: FormatTime = (iso) => {
   const d = new Date(iso);

@@ -8,6 +8,7 @@ import type { Logger } from '../log';
 import type { Db } from '../store/database';
 import type { RangePruneBatch, RangePruneRequest } from '../sync/range-prune';
 import { localTime, pruneCountsText, retentionPanel } from './panels';
+import type { EffectiveRetention, PruneCounts, PruneReport, RetentionState } from './states';
 
 /**
  * Retention: what the agent forgets, and when. Each kind of row is pruned in small transactions
@@ -39,23 +40,6 @@ export function retentionCutoffs(
     deliveriesBefore: daysAgo(retention.deliveryDays),
     rangesEndedBefore: new Map(locations.map((l) => [l.locationId, addDays(todayIn(l.timezone, now), -retention.rangeDays)])),
   };
-}
-
-export interface PruneCounts {
-  rawBodies: number;
-  conflictBodies: number;
-  quarantine: number;
-  deliveries: number;
-  priceRanges: number;
-  availabilityRanges: number;
-}
-
-export interface PruneReport {
-  readonly counts: PruneCounts;
-  readonly batches: number;
-  /** The longest single transaction, in ms: what a writer could have waited behind. */
-  readonly longestBatchMs: number;
-  readonly totalMs: number;
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -156,14 +140,6 @@ export function locationTimezones(till: Db, config: Readonly<Config>): { locatio
   }));
 }
 
-export type RetentionDays = Pick<Config['retention'], RetentionDayKey>;
-
-export interface EffectiveRetention {
-  readonly days: RetentionDays;
-  /** Where each period comes from: the configuration, or the manager's setting in the status window. */
-  readonly source: Record<RetentionDayKey, 'config' | 'window'>;
-}
-
 /**
  * The retention periods in force (pure): a period the manager set in the status window
  * (<dataDir>/ui-settings.json) wins over the configuration's; the others are as configured.
@@ -177,18 +153,6 @@ export function effectiveRetention(configured: Config['retention'], overrides: R
     source[key] = override === undefined ? 'config' : 'window';
   }
   return { days, source };
-}
-
-export interface RetentionState {
-  readonly enabled: boolean;
-  /** The periods the next run uses (read from the configuration and the window's settings now). */
-  readonly effective: EffectiveRetention;
-  /** The window's settings file could not be read: the configured periods are used meanwhile. */
-  readonly settingsError: string | null;
-  readonly lastRunAt: string | null;
-  readonly lastReport: PruneReport | null;
-  readonly lastError: string | null;
-  readonly running: boolean;
 }
 
 /** Runs the prune on a schedule while the agent runs (AgentService 'retention'). */

@@ -2,11 +2,12 @@ import type { Config } from '../config/schema';
 import { interruptedRestore, listBackups } from './backup';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
-import { checkDisk, formatBytes } from './disk';
+import { checkDisk } from './disk';
 import { runningAgent } from './instance';
 import { backupDir } from './paths';
 import { describeTunnel, readTunnelState } from './tunnel';
 import { timeWithZone } from '../domain/local-time';
+import { formatBytes } from './panels';
 
 /**
  * The operations part of `pos-sync-agent status`, readable from another process than the agent's:

@@ -5,8 +5,7 @@ import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { defaultDiagnosticsFile, writeDiagnostics, type DiagnosticsResult } from './diagnostics';
-import { formatBytes } from './disk';
-import { localTime } from './panels';
+import { formatBytes, localTime } from './panels';
 
 /**
  * The "Support" panel of the status window (AgentService 'ops'): the diagnostics button, and what the

@@ -11,6 +11,7 @@ import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from './clock
 import { localTime, tunnelAlerts, tunnelPanel } from './panels';
 import { tunnelStateFile } from './paths';
 import { signalTree, trackForExit, tunnelEnvironment } from './tunnel-process';
+import type { TunnelCheck, TunnelPhase, TunnelState } from './states';
 
 /**
  * Supervises the site's tunnel program (cloudflared, ngrok...) as a child process: restarts it with
@@ -18,36 +19,6 @@ import { signalTree, trackForExit, tunnelEnvironment } from './tunnel-process';
  * then) or when head office could no longer reach us through it, and checks the public URL end to end
  * by calling our own /healthz through it.
  */
-
-export type TunnelPhase = 'starting' | 'running' | 'unreachable' | 'restarting' | 'stopped';
-
-export interface TunnelCheck {
-  readonly at: string;
-  readonly ok: boolean;
-  readonly status: number | null;
-  readonly ms: number;
-  readonly error: string | null;
-}
-
-export interface TunnelState {
-  readonly phase: TunnelPhase;
-  /** Why it is not simply running: the exit, the failed check, the wake-up. */
-  readonly reason: string | null;
-  readonly publicUrl: string;
-  readonly pid: number | null;
-  readonly startedAt: string | null;
-  readonly restarts: number;
-  readonly nextRestartAt: string | null;
-  readonly lastExit: { code: number | null; signal: string | null; at: string } | null;
-  readonly lastCheck: TunnelCheck | null;
-  readonly consecutiveFailedChecks: number;
-  readonly lastWakeAt: string | null;
-  /** The tunnel program's last output lines, secrets redacted. */
-  readonly output: readonly string[];
-  readonly updatedAt: string;
-  /** Process writing this state (so `status` can tell a stale file). */
-  readonly agentPid: number;
-}
 
 /** Delay before restart number `attempt` (1-based): doubling from `initialMs`, capped at `maxMs` (pure). */
 export function backoffDelay(attempt: number, initialMs: number, maxMs: number): number {

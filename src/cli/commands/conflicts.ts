@@ -2,7 +2,6 @@ import { AgentCore, operatorName } from '../../core';
 import { timeWithZone } from '../../domain/local-time';
 import { bodyLines, diffHunks, diffLines } from '../../domain/line-diff';
 import { parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
-import { formatBytes } from '../../ops/disk';
 import { conflictNamed, keepConflictBody, listConflicts, type Conflict, type ConflictBody } from '../../store/conflicts';
 import { storedBody } from '../../store/queries';
 import { resolveUpdateName } from '../../store/update-names';
@@ -10,6 +9,7 @@ import { DrainReply } from '../../ops/control-protocol';
 import { withCore } from '../core-session';
 import { EXIT, UsageError, type Command } from '../command';
 import { runChange } from '../control-client';
+import { formatBytes } from '../../ops/panels';
 
 /** Conflicting redeliveries (docs/status-window.md, "Conflicting redeliveries"): compare, then keep one. */
 

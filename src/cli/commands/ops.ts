@@ -9,12 +9,12 @@ import { assertSecretName, dataDirFor, headlessSecretStore, loadConfigWithSecret
 import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
-import { formatBytes } from '../../ops/disk';
 import { AppError } from '../../errors';
 import { configureWriter, storeFilePath } from '../../store/database';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
+import { formatBytes } from '../../ops/panels';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BackupState } from '../../../src/ops/backup';
-import type { ClockState } from '../../../src/ops/clock-service';
-import type { DiskState } from '../../../src/ops/disk';
 import {
   backupAlerts,
   backupPanel,
@@ -15,8 +12,8 @@ import {
   tunnelPanel,
   tunnelStateText,
 } from '../../../src/ops/panels';
-import { effectiveRetention, type RetentionState } from '../../../src/ops/retention';
-import type { TunnelState } from '../../../src/ops/tunnel';
+import { effectiveRetention } from '../../../src/ops/retention';
+import type { BackupState, ClockState, DiskState, RetentionState, TunnelState } from '../../../src/ops/states';
 import { testConfig } from '../../helpers/fixtures';
 
 const fmt = (iso: string): string => `<${iso.slice(11, 19)}>`;
