@@ -9,7 +9,7 @@ import { describeError } from '../errors';
 import { redactor } from '../log';
 import { appliedMigrations, MIGRATIONS_FOR, storeFilePath, type Db, type StoreFileKind } from '../store/database';
 import { locationStatuses, recentDeliveries } from '../store/queries';
-import { listBackups } from './backup';
+import { listBackups } from './backup/files';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk } from './disk';

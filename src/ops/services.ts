@@ -2,7 +2,7 @@ import { ExposureService } from '../webhook/exposure';
 import type { AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
-import { BackupService } from './backup';
+import { BackupService } from './backup/service';
 import { ClockService } from './clock-service';
 import { ControlService } from './control';
 import { DiskService } from './disk';

@@ -8,7 +8,7 @@ import { Agent, type AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { ConfigError, describeError, type ConfigProblem } from '../errors';
 import type { Logger } from '../log';
-import { interruptedRestore } from './backup';
+import { interruptedRestore } from './backup/restore';
 import { acquireAgentLock, type InstanceLock } from './instance';
 import { backupDir, logDir } from './paths';
 import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';

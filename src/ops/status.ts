@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema';
-import { interruptedRestore, listBackups } from './backup';
+import { listBackups } from './backup/files';
+import { interruptedRestore } from './backup/restore';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from './clock';
 import { checkDisk } from './disk';

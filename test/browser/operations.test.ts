@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { launchBrowser } from '../helpers/browser';
 import type { BrowserContext, Page } from 'playwright-core';
-import { listBackups } from '../../src/ops/backup';
+import { listBackups } from '../../src/ops/backup/files';
 import { backupDir } from '../../src/ops/paths';
 import { sampleBodies } from '../helpers/fixtures';
 import { startOpsAdminAgent, zoneDifferentFromMachine, type OpsAdminAgent } from '../helpers/ops/ops-admin-agent';

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { backupDatabase, checkBackupFile, listBackups, restoreDatabase } from '../../ops/backup';
+import { checkBackupFile } from '../../ops/backup/candidate';
+import { listBackups } from '../../ops/backup/files';
+import { restoreDatabase } from '../../ops/backup/restore';
+import { backupDatabase } from '../../ops/backup/write';
 import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';

@@ -8,7 +8,7 @@ import { StaffService } from '../../employees/service';
 import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
 import { silentLogger } from '../../log';
-import { purgeStaffCopies } from '../../ops/backup';
+import { purgeStaffCopies } from '../../ops/backup/staff-purge';
 import { legacySplitBackupDir } from '../../store/split';
 import { backupDir } from '../../ops/paths';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { csrfTokenFor } from '../../../src/admin/security';
 import type { OperationsAlert } from '../../../src/admin/summary';
-import { listBackups } from '../../../src/ops/backup';
+import { listBackups } from '../../../src/ops/backup/files';
 import { backupDir } from '../../../src/ops/paths';
 import type { TunnelSupervisor } from '../../../src/ops/tunnel';
 import { sampleBodies } from '../../helpers/fixtures';

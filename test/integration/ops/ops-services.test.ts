@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { AgentCore } from '../../../src/core';
 import { silentLogger } from '../../../src/log';
 import { storeFilePath } from '../../../src/store/database';
-import type { BackupService } from '../../../src/ops/backup';
+import type { BackupService } from '../../../src/ops/backup/service';
 import { checkDisk, DiskService } from '../../../src/ops/disk';
 import { runningAgent } from '../../../src/ops/instance';
 import { pidFile } from '../../../src/ops/paths';

@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config/schema';
+import { operatorName } from '../../core';
+import { AppError, describeError } from '../../errors';
+import { AGENT_FILE, STAFF_FILE, storeFilePath, TILL_FILE, type StoreFileKind } from '../../store/database';
+import { closeStore, openStore } from '../../store/store';
+import { holdDataFolder } from '../instance';
+import { makePrivateDir, makePrivateFile } from '../private-files';
+import { backupDir } from '../paths';
+
+import { fsyncPath, stamp } from './files';
+import { writeBackupSet } from './write';
+import { checkBackupFile, type CandidateCheck } from './candidate';
+
+/** Restoring a backup: the live set saved first, the files swapped in under a journal, under the data folder's lock. */
+
+/** Written before a restore swaps the files in, removed after: still there means a restore was cut short. */
+export const RESTORE_JOURNAL = 'restore-in-progress.json';
+
+export function restoreJournalFile(dataDir: string): string {
+  return path.join(dataDir, RESTORE_JOURNAL);
+}
+
+/** The restore that was cut short on this data folder, if any. */
+export function interruptedRestore(dataDir: string): { from: string; startedAt: string } | null {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(restoreJournalFile(dataDir), 'utf8')) as { from?: unknown; startedAt?: unknown };
+    return { from: String(parsed.from), startedAt: String(parsed.startedAt) };
+  } catch (err) {
+    // Unreadable but present (cut short while writing it): still a restore that did not finish.
+    return fs.existsSync(restoreJournalFile(dataDir)) ? { from: '(unknown)', startedAt: describeError(err) } : null;
+  }
+}
+
+export interface RestoreResult {
+  readonly restoredFrom: string;
+  /** The live files as they were before the restore (itself a backup set; restore it to undo). */
+  readonly previousSavedAs: string | null;
+  readonly check: CandidateCheck;
+}
+
+/**
+ * Replaces the agent's files with a checked backup. Refuses while an agent runs on the data folder
+ * or another program (the till) holds pos-sync.db open, since swapping a file under an open
+ * connection would corrupt what it sees. The live files are first saved beside the backups. The
+ * restored agent resumes each location's chain from the restored ChangeSequence: updates delivered
+ * since then are missing, so later deliveries wait as gaps (shown by `status`) until head office
+ * resends the missing ones. A set without staff.db leaves the live staff cache as it is.
+ */
+export async function restoreDatabase(config: Readonly<Config>, candidate: string, now: Date = new Date()): Promise<RestoreResult> {
+  const source = path.resolve(candidate);
+  const check = checkBackupFile(source);
+  if (!check.ok) throw new AppError('backup_refused', 422, `refusing to restore ${source}: ${check.problems.join('; ')}`);
+  // Held to the end, so no agent can start on a half-restored folder.
+  const lock = holdDataFolder(config.dataDir, 'restoring');
+  try {
+    return await restoreLocked(config, source, check, now);
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(config: Readonly<Config>, source: string, check: CandidateCheck, now: Date): Promise<RestoreResult> {
+  const live = (kind: StoreFileKind): string => storeFilePath(config.dataDir, kind);
+  if ([live('till'), live('agent'), path.resolve(config.dataDir)].includes(source)) throw new AppError('backup_refused', 422, 'that is the live data itself');
+  let previousSavedAs: string | null = null;
+  if (fs.existsSync(live('till')) && fs.existsSync(live('agent'))) {
+    const current = openStore(config.dataDir);
+    try {
+      const dir = backupDir(config);
+      makePrivateDir(dir);
+      // The whole live set, staff cache included, under a name rotation never deletes.
+      previousSavedAs = path.join(dir, `pre-restore-${stamp(now)}`);
+      await writeBackupSet({ agent: current.agent, till: current.till, staff: current.staff }, previousSavedAs, now);
+      for (const db of [current.till, current.agent, current.staff]) db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      closeStore(current, { optimize: false });
+    }
+    // The last connection to close removes the WAL; if it is still there, someone else has the file open.
+    if (fs.existsSync(`${live('till')}-wal`)) {
+      throw new AppError('database_in_use', 409, `another program (the till?) has ${live('till')} open: close it and retry (the current files were saved as ${previousSavedAs})`);
+    }
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  /** A backup file copied in full next to the live one (`*.restoring`), owner-only and on disk. */
+  const stage = (from: string, kind: StoreFileKind): [staged: string, target: string] => {
+    const target = live(kind);
+    const incoming = `${target}.restoring`;
+    fs.copyFileSync(from, incoming);
+    // copyFile copies the source's mode; the live files are owner-only whatever the backup's was.
+    makePrivateFile(incoming);
+    fsyncPath(incoming);
+    return [incoming, target];
+  };
+  // Every file is staged before any live file is touched, so the swaps run back to back; the journal
+  // names the backup should the machine stop between two swaps (start-up refuses until the same
+  // restore is run again, and `ops status` shows it).
+  const incoming: [string, string][] =
+    check.kind === 'single-file'
+      ? [stage(source, 'till')]
+      : [
+          stage(path.join(source, AGENT_FILE), 'agent'),
+          stage(path.join(source, TILL_FILE), 'till'),
+          ...(check.includesStaff ? [stage(path.join(source, STAFF_FILE), 'staff')] : []),
+        ];
+  const journal = restoreJournalFile(config.dataDir);
+  fs.writeFileSync(journal, `${JSON.stringify({ from: source, startedAt: now.toISOString() })}\n`, { mode: 0o600 });
+  fsyncPath(journal);
+  for (const [staged, target] of incoming) {
+    for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
+    fs.renameSync(staged, target);
+  }
+  if (check.kind === 'single-file') {
+    // A 0.1 backup: it becomes the till file again and the next open splits it into the three files.
+    for (const kind of ['agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}`, { force: true });
+  }
+  fsyncPath(config.dataDir);
+  fs.rmSync(journal, { force: true });
+  fsyncPath(config.dataDir);
+  // Bring the files to this build's schema (splitting a 0.1 file) and record who restored what.
+  const store = openStore(config.dataDir);
+  try {
+    store.agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(
+      now.toISOString(),
+      operatorName(),
+      'restore',
+      JSON.stringify({ from: source, kind: check.kind, previousSavedAs, locations: check.locations, includesStaff: check.includesStaff }),
+    );
+  } finally {
+    closeStore(store, { optimize: false });
+  }
+  for (const kind of ['till', 'agent', 'staff'] as const) if (fs.existsSync(live(kind))) makePrivateFile(live(kind));
+  return { restoredFrom: source, previousSavedAs, check };
+}
