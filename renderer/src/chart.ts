@@ -3,7 +3,7 @@ import 'uplot/dist/uPlot.min.css';
 import { get } from './api';
 import { h, replace } from './dom';
 import type { DailyStats } from './types';
-import { plural } from '../../src/admin/wording';
+import { plural } from '../../src/domain/wording';
 
 const DAYS = 14;
 

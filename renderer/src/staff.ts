@@ -3,7 +3,7 @@ import { ago, h, replace, shortTime, toast } from './dom';
 
 // The staff lookups' own JSON types (src/employees/model.ts is type-only and import-free).
 import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffSummary as Summary } from '../../src/employees/model';
-import { plainServiceProblem } from '../../src/admin/wording';
+import { plainServiceProblem } from '../../src/domain/wording';
 
 /** The person card the admin API builds from the staff lookups (src/admin/server.ts). */
 interface Card {

@@ -8,9 +8,10 @@ import { AppError, ConfigError, describeError } from '../errors';
 import { configureLogging, redactor, stderrLogger, type Logger } from '../log';
 import { restrictUmask } from '../ops/private-files';
 import { startAgent, type StartedAgent } from '../ops/startup';
-import { loadConfigWithSecrets, SECRET_NAMES, type SecretName, type SecretStore } from '../ops/secrets';
+import { loadConfigWithSecrets } from '../ops/secrets';
 import { parseParentMessage, type ChildMessage, type ParentMessage, type SecretSources } from './channel';
 import { adminOriginOf, trayState } from './policy';
+import { SECRET_NAMES, type SecretName, type SecretStore } from '../config/secret-names';
 
 /**
  * The desktop app's agent process: the same agent `pos-sync-agent serve` runs (agentServices), in its

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SECRET_NAMES } from '../ops/secrets';
+import { SECRET_NAMES } from '../config/secret-names';
 
 /**
  * The message channel between the desktop shell's main process and the agent process it supervises

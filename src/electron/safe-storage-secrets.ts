@@ -1,21 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors';
-import {
-  EnvSecretStore,
-  FileSecretStore,
-  LayeredSecretStore,
-  SECRET_NAMES,
-  dataDirFor,
-  isSecretName,
-  rawConfigInput,
-  secretOverrides,
-  secretsFileFor,
-  type SecretName,
-  type SecretStore,
-} from '../ops/secrets';
+import { EnvSecretStore, FileSecretStore, LayeredSecretStore, dataDirFor, rawConfigInput, secretOverrides, secretsFileFor } from '../ops/secrets';
 import type { LoadOptions } from '../config/load';
 import type { SecretSources } from './channel';
+import { SECRET_NAMES, isSecretName, type SecretName, type SecretStore } from '../config/secret-names';
 
 /**
  * The desktop app's one secret store: secrets encrypted with Electron's safeStorage (DPAPI on Windows,

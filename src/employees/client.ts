@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { Config } from '../config/schema';
 import { redactor, silentLogger, type Logger } from '../log';
-import { clockWatch } from '../ops/clock';
+import { clockWatch } from '../clock';
 import { EmployeeApiError, EmployeeValidationError, serverMessageOf } from './errors';
 import { isRetryableStatus, nextDelay, parseRetryAfter } from './retry';
 import {

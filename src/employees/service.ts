@@ -1,4 +1,3 @@
-import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { todayIn } from '../domain/dates';
 import { AppError, describeError } from '../errors';
@@ -26,7 +25,7 @@ import {
 import { searchTerms } from './search';
 import { syncStaff } from './sync';
 import { accrualView, residencyView } from './views';
-import { staffSyncText } from '../admin/wording';
+import { staffSyncText } from '../domain/wording';
 
 const RESIDENCY_KEYS = ['SettledStatus', 'SettledStatusShareCode', 'PreSettledStatus', 'PreSettledStatusExpiryDate', 'TemporaryLeaveToRemain', 'TemporaryLeaveToRemainExpiryDate'];
 
@@ -42,8 +41,10 @@ export interface StaffServiceOptions {
  * call these methods. While started it runs the scheduled sync every employees.syncIntervalMinutes.
  * Reads come from the local cache, so they work while the site is offline; each says how fresh its
  * data is. Methods that need the cache throw AppError 'staff_not_started' before start()/a db.
+ * It is one of the agent's services (src/agent.ts AgentService) by shape: start() takes only the part
+ * of the running agent it uses, the staff database, so this layer needs nothing above it.
  */
-export class StaffService implements AgentService {
+export class StaffService {
   readonly name = 'staff';
   readonly settings: EmployeesConfig;
   private cacheStore: StaffCache | null = null;
@@ -66,7 +67,7 @@ export class StaffService implements AgentService {
   }
 
   /** Opens the cache on the agent's database and starts the sync schedule (first sync right away). */
-  async start(agent: Agent): Promise<void> {
+  async start(agent: { readonly core: { readonly staffDb: Db } }): Promise<void> {
     this.cacheStore ??= new StaffCache(agent.core.staffDb, this.settings.fieldNames);
     const minutes = this.settings.syncIntervalMinutes;
     if (minutes <= 0) {

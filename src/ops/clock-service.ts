@@ -16,7 +16,7 @@ import {
   type ClockWatch,
   type SkewObservation,
   type TimezoneMismatch,
-} from './clock';
+} from '../clock';
 import { clockAlerts, clockPanel } from './panels';
 import type { ClockState } from './states';
 

@@ -11,7 +11,7 @@ import { appliedMigrations, MIGRATIONS_FOR, storeFilePath, type Db, type StoreFi
 import { locationStatuses, recentDeliveries } from '../store/queries';
 import { listBackups } from './backup/files';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
-import { clockWatch, machineTimezone } from './clock';
+import { clockWatch, machineTimezone } from '../clock';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
 import { makePrivateFile } from './private-files';

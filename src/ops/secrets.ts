@@ -4,6 +4,7 @@ import { deepMerge, defaultDataDir, environmentOverrides, loadConfig, secretsOf,
 import type { Config } from '../config/schema';
 import { AppError, ConfigError } from '../errors';
 import { redactor } from '../log';
+import { isSecretName, SECRET_NAMES, secretEnvName, type SecretName, type SecretStore } from '../config/secret-names';
 
 /**
  * Secrets (the webhook bearer token, employee-interface credentials, the tunnel's token) live outside
@@ -11,42 +12,6 @@ import { redactor } from '../log';
  * environment variables and an owner-only JSON file. They are resolved into the configuration at load
  * time, by name, wherever the configuration leaves the value unset (null or absent).
  */
-
-/** Every secret the agent knows, by the config path it fills. */
-export const SECRET_NAMES = [
-  'webhook.bearerToken',
-  'webhook.tls.passphrase',
-  'employees.auth.token',
-  'employees.auth.password',
-  'employees.auth.value',
-  'tunnel.token',
-] as const;
-
-export type SecretName = (typeof SECRET_NAMES)[number];
-
-export function isSecretName(name: string): name is SecretName {
-  return (SECRET_NAMES as readonly string[]).includes(name);
-}
-
-export function assertSecretName(name: string): SecretName {
-  if (!isSecretName(name)) throw new AppError('unknown_secret', 400, `unknown secret ${JSON.stringify(name)}; known: ${SECRET_NAMES.join(', ')}`);
-  return name;
-}
-
-export interface SecretStore {
-  /** Where the secrets are kept, for messages (never the values). */
-  readonly description: string;
-  get(name: SecretName): string | null;
-  set(name: SecretName, value: string): void;
-  /** True when it was there. */
-  delete(name: SecretName): boolean;
-  names(): SecretName[];
-}
-
-/** `webhook.bearerToken` -> `POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN`. */
-export function secretEnvName(name: SecretName): string {
-  return `POS_SYNC_SECRET_${name.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
-}
 
 /** Secrets from environment variables (read-only): for services whose manager injects them. */
 export class EnvSecretStore implements SecretStore {

@@ -1,4 +1,4 @@
-import { ExposureService } from '../webhook/exposure';
+import { ExposureService } from './exposure';
 import type { AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';

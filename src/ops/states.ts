@@ -6,7 +6,7 @@
  */
 import type { RetentionDayKey } from '../admin/settings';
 import type { Config } from '../config/schema';
-import type { SkewObservation, TimezoneMismatch } from './clock';
+import type { SkewObservation, TimezoneMismatch } from '../clock';
 
 export type TunnelPhase = 'starting' | 'running' | 'unreachable' | 'restarting' | 'stopped';
 

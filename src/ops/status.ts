@@ -2,7 +2,7 @@ import type { Config } from '../config/schema';
 import { listBackups } from './backup/files';
 import { interruptedRestore } from './backup/restore';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
-import { clockWatch, machineTimezone } from './clock';
+import { clockWatch, machineTimezone } from '../clock';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
 import { backupDir } from './paths';

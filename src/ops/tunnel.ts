@@ -7,7 +7,7 @@ import type { Config } from '../config/schema';
 import { AppError, describeError } from '../errors';
 import { redactor, type Logger } from '../log';
 import { timeWithZone } from '../domain/local-time';
-import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from './clock';
+import { clockWatch, describeSkew, isClockWrong, type ClockWatch } from '../clock';
 import { localTime, tunnelAlerts, tunnelPanel } from './panels';
 import { tunnelStateFile } from './paths';
 import { signalTree, trackForExit, tunnelEnvironment } from './tunnel-process';

@@ -1,7 +1,7 @@
 import { addDays, FIRST_DATE, LAST_DATE, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePlan } from '../domain/payload';
 import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
-import { crashPoint } from '../sync/crash-points';
+import { crashPoint } from '../crash-points';
 import type { Db } from './database';
 import { ensureLocationOffsets } from './location-time';
 

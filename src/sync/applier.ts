@@ -7,7 +7,7 @@ import type { Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
 import { MenuWriter } from '../store/menu';
 import { isPaused } from '../store/operations-state';
-import { crashPoint } from './crash-points';
+import { crashPoint } from '../crash-points';
 
 interface PendingRow {
   id: number;

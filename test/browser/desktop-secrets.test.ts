@@ -4,11 +4,11 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { SecretsBridge } from '../../src/admin/secrets-routes';
 import { desktopSecretStore, safeStorageSecretsFile, secretSources } from '../../src/electron/safe-storage-secrets';
-import type { SecretName } from '../../src/ops/secrets';
 import { startAdminAgent, type RunningAdminAgent } from '../helpers/admin';
 import { launchBrowser } from '../helpers/browser';
 import { FakeSafeStorage } from '../helpers/fake-safe-storage';
 import { tempDir } from '../helpers/fixtures';
+import { type SecretName } from '../../src/config/secret-names';
 
 /**
  * Setting secrets in the desktop app's status window, in Chromium. The bridge here does what the

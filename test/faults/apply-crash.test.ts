@@ -10,7 +10,7 @@ import { spawnAgent, waitFor, writeConfig, type ChildAgent } from './helpers';
 /**
  * Kills placed where they matter (issue 11): random SIGKILLs almost never land inside an apply (a
  * small apply takes well under a millisecond), so this suite makes the agent kill itself at chosen
- * points through the test-only hook POS_SYNC_TEST_CRASH_AT (src/sync/crash-points.ts):
+ * points through the test-only hook POS_SYNC_TEST_CRASH_AT (src/crash-points.ts):
  * - apply-row:N: inside the till file's apply transaction of a large update, after N range rows;
  * - apply-before-commit:1: every row written, not yet committed;
  * - between-commits:1: pos-sync.db committed, agent.db not yet.

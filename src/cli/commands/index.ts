@@ -1,4 +1,4 @@
-import { adminUrl } from '../../admin/command';
+import { adminUrl } from './admin-url';
 import { CONFLICT_COMMANDS } from './conflicts';
 import type { Command } from '../command';
 import { changes } from './changes';

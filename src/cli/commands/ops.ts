@@ -8,7 +8,7 @@ import { backupDatabase } from '../../ops/backup/write';
 import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
-import { assertSecretName, dataDirFor, headlessSecretStore, loadConfigWithSecrets, SECRET_NAMES, secretEnvName, secretsFileFor } from '../../ops/secrets';
+import { dataDirFor, headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
 import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
@@ -18,6 +18,7 @@ import { EXIT, UsageError, type Command, type CommandContext } from '../command'
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
 import { formatBytes } from '../../ops/panels';
+import { assertSecretName, SECRET_NAMES, secretEnvName } from '../../config/secret-names';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 

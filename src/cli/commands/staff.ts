@@ -14,7 +14,7 @@ import { backupDir } from '../../ops/paths';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
-import { staffSyncText } from '../../admin/wording';
+import { staffSyncText } from '../../domain/wording';
 
 /** Runs fn with a StaffService on staff.db (the cache), closed afterwards. */
 async function withStaff<T>(ctx: CommandContext, fn: (staff: StaffService, config: Readonly<Config>) => Promise<T> | T): Promise<T> {

@@ -19,7 +19,7 @@ import type { ReceiptOutcome } from '../../store/inbox';
 import type { AppliedUpdate } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
-import { plural } from '../../admin/wording';
+import { plural } from '../../domain/wording';
 
 function optionalInteger(ctx: CommandContext, name: string): number | null {
   const raw = ctx.values[name];

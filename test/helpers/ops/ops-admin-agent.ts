@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { AgentService } from '../../../src/agent';
-import { utcOffsetMinutes, machineTimezone } from '../../../src/ops/clock';
+import { utcOffsetMinutes, machineTimezone } from '../../../src/clock';
 import { opsServices } from '../../../src/ops/services';
 import { RetentionService } from '../../../src/ops/retention';
 import { silentLogger } from '../../../src/log';

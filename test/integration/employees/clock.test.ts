@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EmployeeClient } from '../../../src/employees/client';
-import { clockWatch, isClockWrong } from '../../../src/ops/clock';
+import { clockWatch, isClockWrong } from '../../../src/clock';
 import { startSimulator, staffConfig } from './sim';
 
 describe("the employee interface's Date header checks this PC's clock", () => {

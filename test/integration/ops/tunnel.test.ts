@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ClockWatch } from '../../../src/ops/clock';
+import { ClockWatch } from '../../../src/clock';
 import type { TunnelState } from '../../../src/ops/states';
 import { describeTunnel, readTunnelState, TunnelSupervisor } from '../../../src/ops/tunnel';
 import { startTestAgent } from '../../helpers/agent';

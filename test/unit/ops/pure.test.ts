@@ -6,13 +6,14 @@ import fc from 'fast-check';
 import { maskConfig, parseConfig, secretsOf } from '../../../src/config/load';
 import { backupName, backupsToDelete } from '../../../src/ops/backup/files';
 import { nextBackupDue } from '../../../src/ops/backup/service';
-import { isClockWrong, skewFromDateHeader, timezoneMismatch, utcOffsetMinutes, ClockWatch } from '../../../src/ops/clock';
+import { isClockWrong, skewFromDateHeader, timezoneMismatch, utcOffsetMinutes, ClockWatch } from '../../../src/clock';
 import { clockState, siteTimezones } from '../../../src/ops/clock-service';
 import { classifyDisk } from '../../../src/ops/disk';
 import { retentionCutoffs } from '../../../src/ops/retention';
-import { EnvSecretStore, FileSecretStore, LayeredSecretStore, secretEnvName, secretOverrides, type SecretName } from '../../../src/ops/secrets';
+import { EnvSecretStore, FileSecretStore, LayeredSecretStore, secretOverrides } from '../../../src/ops/secrets';
 import { backoffDelay, detectWake, substituteArgs } from '../../../src/ops/tunnel';
 import { tempDir } from '../../helpers/fixtures';
+import { secretEnvName, type SecretName } from '../../../src/config/secret-names';
 
 const mapStore = (values: Partial<Record<SecretName, string>>) => ({ get: (n: SecretName) => values[n] ?? null });
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigSchema, type Config } from '../../../src/config/schema';
 import { silentLogger } from '../../../src/log';
-import { EXPOSURE_ALERT, ExposureService, webhookExposure, webhookExposureProblems } from '../../../src/webhook/exposure';
+import { EXPOSURE_ALERT, ExposureService } from '../../../src/ops/exposure';
+import { webhookExposure, webhookExposureProblems } from '../../../src/webhook/exposure';
 import { isBrowserRequest, sentByBrowserFetch } from '../../../src/webhook/auth';
 
 /** Issue 10, point 1: who may reach the webhook, as the README's decision table. */

@@ -5,8 +5,8 @@
  * functions here; ClockWatch collects what the HTTP clients observe.
  */
 
-import { timeWithZone } from '../domain/local-time';
-import { offsetAt } from '../domain/utc-offsets';
+import { timeWithZone } from './domain/local-time';
+import { offsetAt } from './domain/utc-offsets';
 
 export interface SkewObservation {
   readonly source: string;

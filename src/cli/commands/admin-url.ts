@@ -1,8 +1,8 @@
-import { AppError } from '../errors';
-import { EXIT, type Command } from '../cli/command';
-import { LOGIN_PARAM, mintLoginCode } from './security';
-import { loadOrCreateToken, rotateToken, tokenFilePath } from './token';
-import { timeWithZone } from '../domain/local-time';
+import { AppError } from '../../errors';
+import { EXIT, type Command } from '../command';
+import { LOGIN_PARAM, mintLoginCode } from '../../admin/security';
+import { loadOrCreateToken, rotateToken, tokenFilePath } from '../../admin/token';
+import { timeWithZone } from '../../domain/local-time';
 
 /**
  * Prints a login link for the status window (a manager who lost the tab, or whose session ended).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainServiceProblem, plural, staffSyncText } from '../../../src/admin/wording';
+import { plainServiceProblem, plural, staffSyncText } from '../../../src/domain/wording';
 
 describe('window wording (issue 12, point 15)', () => {
   it('counts with the right noun', () => {
