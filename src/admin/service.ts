@@ -1,11 +1,12 @@
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
-import { collectAlerts, defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
+import { collectAlerts } from './routes/panels';
+import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { UiSettingsStore, type UiSettings } from './settings';
 import { pausedByAt, summarise, type Summary } from './summary';
 import { TokenSource, tokenFilePath } from './token';
-import type { SecretsBridge } from './secrets-routes';
+import type { SecretsBridge } from './routes/secrets';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
 export const DEFAULT_PANEL_SERVICES: readonly string[] = ['exposure', 'tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
@@ -18,7 +19,7 @@ export interface AdminServiceOptions {
   /** Services that may add a panel to the window (see extensions.ts). */
   readonly panelServices?: readonly string[];
   readonly onSettingsChanged?: (settings: UiSettings) => void;
-  /** Desktop app: secrets set in the window go through the shell (secrets-routes.ts). */
+  /** Desktop app: secrets set in the window go through the shell (routes/secrets.ts). */
   readonly secrets?: SecretsBridge;
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AdminService } from '../admin/service';
-import type { SecretsBridge, SecretSource } from '../admin/secrets-routes';
+import type { SecretsBridge, SecretSource } from '../admin/routes/secrets';
 import type { Agent } from '../agent';
 import { agentServices } from '../cli/services';
 import { maskConfig } from '../config/load';

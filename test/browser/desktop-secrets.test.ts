@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { SecretsBridge } from '../../src/admin/secrets-routes';
+import type { SecretsBridge } from '../../src/admin/routes/secrets';
 import { desktopSecretStore, safeStorageSecretsFile, secretSources } from '../../src/electron/safe-storage-secrets';
 import { startAdminAgent, type RunningAdminAgent } from '../helpers/admin';
 import { launchBrowser } from '../helpers/browser';

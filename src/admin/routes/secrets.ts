@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { AppError } from '../errors';
-import type { Logger } from '../log';
-import { assertSecretName, secretEnvName, SECRET_NAMES, type SecretName } from '../config/secret-names';
+import { AppError } from '../../errors';
+import type { Logger } from '../../log';
+import { assertSecretName, secretEnvName, SECRET_NAMES, type SecretName } from '../../config/secret-names';
 
 /**
  * Secrets in the desktop app's status window (Settings). The agent process cannot encrypt (only the

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { AppError } from '../errors';
-import type { Logger } from '../log';
-import type { StaffService } from '../employees/service';
-import type { AccrualView, StaffDetail } from '../employees/model';
-import type { AdminAgent } from './server';
+import { AppError } from '../../errors';
+import type { Logger } from '../../log';
+import type { StaffService } from '../../employees/service';
+import type { AccrualView, StaffDetail } from '../../employees/model';
+import type { AdminAgent } from '../deps';
 
 /**
  * Staff lookups for the window, over the staff helper's StaffService ('staff'). The service may be

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { isIsoDate, type IsoDate } from '../domain/dates';
-import { AppError } from '../errors';
-import { upcomingChangesFor } from '../store/changes';
-import { COMING_UP_LIMIT, ComingUpReplySchema, matchesSearch, type ComingUpReply } from './changes-schema';
-import type { AdminAgent } from './server';
+import { isIsoDate, type IsoDate } from '../../domain/dates';
+import { AppError } from '../../errors';
+import { upcomingChangesFor } from '../../store/changes';
+import { COMING_UP_LIMIT, ComingUpReplySchema, matchesSearch, type ComingUpReply } from '../changes-schema';
+import type { AdminAgent } from '../deps';
 
 /** The window shows two weeks ahead; the API allows a little more for a manager planning a month. */
 const DEFAULT_DAYS = 14;

@@ -1,0 +1,22 @@
+import express from 'express';
+import { operatorName } from '../../core';
+import { AppError } from '../../errors';
+
+/** Helpers the window's routers share: query numbers, the JSON body parser, who acts. */
+
+export function positiveInt(value: unknown, name: string): number {
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw new AppError('invalid_parameter', 400, `${name} must be a whole number`);
+  return Number(value);
+}
+
+export function optionalPositiveInt(value: unknown, name: string): number | null {
+  return value === undefined || value === '' ? null : positiveInt(value, name);
+}
+
+/** The small JSON bodies the window sends (settings, reasons, flags). */
+export const jsonBody = express.json({ limit: '16kb', strict: true });
+
+/** Who acts through the window, for the audit log. */
+export function windowActor(): string {
+  return `${operatorName()} (status window)`;
+}

@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import { isIsoDate } from '../../domain/dates';
+import { AppError } from '../../errors';
+import type { AdminAgent } from '../deps';
+import { optionalPositiveInt } from './common';
+
+/** "What will the till charge?": the POS views' answer for a PLU on a date (GET /api/lookup). */
+export function tillRoutes(agent: Pick<AdminAgent, 'core'>): Router {
+  const core = agent.core;
+  const router = Router();
+  router.get('/api/lookup', (req, res) => {
+    const plu = req.query.plu;
+    if (typeof plu !== 'string' || plu.trim() === '' || plu.length > 64) throw new AppError('invalid_parameter', 400, 'enter a PLU');
+    const date = req.query.date;
+    if (date !== undefined && date !== '' && !isIsoDate(date)) throw new AppError('invalid_parameter', 400, 'date must be YYYY-MM-DD');
+    const locationId = optionalPositiveInt(req.query.location, 'location');
+    res.json(core.lookup(plu, { locationId, date: typeof date === 'string' && date !== '' ? date : null }));
+  });
+  return router;
+}

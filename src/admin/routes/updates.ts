@@ -1,0 +1,80 @@
+import express, { Router } from 'express';
+import { parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
+import { AppError } from '../../errors';
+import { keepConflictBody, listConflicts } from '../../store/conflicts';
+import { resolveUpdateName } from '../../store/update-names';
+import type { AdminDeps } from '../deps';
+import { jsonBody as json, windowActor as actor } from './common';
+
+/**
+ * What a manager changes about the updates: importing a file, force-applying one that waits, choosing
+ * between conflicting redeliveries, acknowledging warnings, pausing the applier. Each is audited.
+ */
+export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router {
+  const { agent, log } = deps;
+  const core = agent.core;
+  const router = Router();
+
+  router.post('/api/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
+    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
+    const { outcome, applied } = await agent.importPayload(raw, actor());
+    log.info(`status window: payload imported (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
+    if (outcome.kind === 'rejected') {
+      res.status(422).json({ outcome: { kind: 'rejected', quarantineId: outcome.quarantineId, errorId: outcome.errorId, error: outcome.error }, applied });
+      return;
+    }
+    res.json({ outcome, applied });
+  });
+
+  // :name is LOCATION:SEQUENCE as the window shows it (e.g. 118:1047), or #N / N for the inbox number.
+  router.post('/api/updates/:name/force-apply', json, async (req, res) => {
+    const name = parseUpdateName(req.params.name);
+    if (!name) throw new AppError('invalid_update_name', 400, UPDATE_NAME_HELP);
+    const inboxId = resolveUpdateName(agent.core.agentDb, name).inboxId;
+    const reason = (req.body as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
+      throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');
+    }
+    const result = await agent.forceApply(inboxId, actor(), reason.trim());
+    log.warn(`status window: update #${inboxId} force-applied by ${actor()}`);
+    res.json(result);
+  });
+
+  // Conflicting redeliveries (store/conflicts.ts): listed for the window, which fetches both bodies
+  // through /api/payloads/inbox/:id; keeping one is audited and the kept body then waits its turn.
+  router.get('/api/conflicts', (_req, res) => {
+    res.json({ conflicts: listConflicts(core.agentDb) });
+  });
+
+  router.post('/api/conflicts/:name/keep', json, async (req, res) => {
+    const name = parseUpdateName(req.params.name);
+    if (!name) throw new AppError('invalid_update_name', 400, UPDATE_NAME_HELP);
+    const body = req.body as { inboxId?: unknown; reason?: unknown } | undefined;
+    const reason = body?.reason;
+    if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
+      throw new AppError('reason_required', 400, 'say why you keep this body (3 to 500 characters); it goes to the audit log');
+    }
+    const keep = body?.inboxId;
+    if (typeof keep !== 'number' || !Number.isSafeInteger(keep) || keep < 1) throw new AppError('invalid_parameter', 400, 'inboxId must be the number of one of the bodies');
+    const target = resolveUpdateName(core.agentDb, name);
+    const resolution = keepConflictBody(core.agentDb, core.tillDb, { locationId: target.locationId, changeSequence: target.changeSequence, keep, actor: actor(), reason: reason.trim() });
+    log.warn(`status window: conflict of update ${resolution.name} resolved by ${actor()}: kept #${resolution.kept}`);
+    const applied = resolution.keptState === 'pending' ? await agent.drainNow() : [];
+    res.json({ resolution, applied });
+  });
+
+  router.post('/api/warnings/acknowledge', json, (req, res) => {
+    const raw = (req.body as { locationId?: unknown } | undefined)?.locationId;
+    if (raw !== null && raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw))) throw new AppError('invalid_parameter', 400, 'locationId must be a number or null');
+    res.json({ acknowledged: agent.acknowledgeWarnings(actor(), (raw as number | null | undefined) ?? null) });
+  });
+
+  router.put('/api/sync/paused', json, (req, res) => {
+    const paused = (req.body as { paused?: unknown } | undefined)?.paused;
+    if (typeof paused !== 'boolean') throw new AppError('invalid_parameter', 400, 'paused must be true or false');
+    agent.setPaused(paused, actor());
+    res.json({ paused: agent.isPaused });
+  });
+  return router;
+}
