@@ -13,7 +13,7 @@ import { AgentCore } from '../src/core';
 import { addDays, type IsoDate } from '../src/domain/dates';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/publisher';
 import { silentLogger } from '../src/log';
-import { upcomingChanges } from '../src/store/changes';
+import { upcomingChanges } from '../src/till/changes';
 import { openReadOnly, storeFilePath, type Db } from '../src/store/database';
 
 export interface ChangesBench {

@@ -9,8 +9,9 @@ import { Applier, type AppliedUpdate } from './sync/applier';
 import { preparedStatement, type Db } from './store/database';
 import { Inbox, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
-import { acknowledgeWarnings, locationStatuses, lookupPlu, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
-import { configuredTimezone, locationToday } from './store/location-time';
+import { acknowledgeWarnings, locationStatuses, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
+import { lookupPlu } from './till/lookup';
+import { configuredTimezone, locationToday } from './till/location-time';
 import { closeStore, openStore, type StoreConnections } from './store/store';
 
 /** Who did an operator action, for the audit log. */

@@ -2,7 +2,7 @@ import { addDays, LAST_DATE, type IsoDate } from './dates';
 
 /**
  * What changes next: the dates on which one key's value (an item's price in one tariff, or its status
- * in one meal period) differs from the day before. Pure; src/store/changes.ts feeds it the till
+ * in one meal period) differs from the day before. Pure; src/till/changes.ts feeds it the till
  * file's ranges.
  */
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AGENT_FILE, migrate, STAFF_FILE, tableExists, TILL_FILE, type Db } from './database';
 import { AGENT_MIGRATIONS, STAFF_MIGRATIONS, TILL_MIGRATIONS } from './migrations';
-import * as till001 from './migrations/till/001-contract';
+import * as till001 from '../till/migrations/001-contract';
 
 /**
  * The one-time move from 0.1's single file to the three files of 0.2 (docs/operations.md, "Upgrading

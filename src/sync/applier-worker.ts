@@ -1,7 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { describeError } from '../errors';
 import { openDatabase, storeFilePath } from '../store/database';
-import { configuredTimezone, ensureAllLocationOffsets } from '../store/location-time';
+import { configuredTimezone, ensureAllLocationOffsets } from '../till/location-time';
 import { applyPriorityToCurrentThread } from '../threads/priority';
 import { serveRequests } from '../threads/serve';
 import { Applier } from './applier';

@@ -5,7 +5,7 @@ import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../do
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
-import { MenuWriter } from '../store/menu';
+import { MenuWriter } from '../till/writer';
 import { isPaused } from '../store/operations-state';
 import { crashPoint } from '../crash-points';
 
@@ -81,7 +81,7 @@ export class Applier {
     private readonly events: ApplierEvents = {},
     /** See sync.baselineSettleSeconds. */
     private readonly baselineSettleMs = 0,
-    /** Each location's timezone, for its UTC offsets in the till file (src/store/location-time.ts). */
+    /** Each location's timezone, for its UTC offsets in the till file (src/till/location-time.ts). */
     timezoneFor: ((locationId: number) => string) | null = null,
   ) {
     this.writer = new MenuWriter(till, timezoneFor);

@@ -7,7 +7,7 @@ import { AgentCore } from '../../src/core';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../../src/dev/publisher';
 import { silentLogger } from '../../src/log';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
-import { locationToday } from '../../src/store/location-time';
+import { locationToday } from '../../src/till/location-time';
 import { tempDir, testConfig } from '../helpers/fixtures';
 
 /**

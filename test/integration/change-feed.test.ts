@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
 import { openReadOnly, storeFilePath, type Db } from '../../src/store/database';
-import { CHANGE_FEED_RETENTION_DAYS } from '../../src/store/menu';
+import { CHANGE_FEED_RETENTION_DAYS } from '../../src/till/writer';
 import { item, price, schedule, tempDir, testConfig, update } from '../helpers/fixtures';
 
 /**

@@ -8,7 +8,7 @@ import { Agent } from '../../src/agent';
 import { silentLogger } from '../../src/log';
 import { openDatabase, openReadOnly, storeFilePath } from '../../src/store/database';
 import { appliedMigrations } from '../../src/store/database';
-import { ensureAllLocationOffsets, LOCAL_DAYS_FROM_OFFSETS_SQL, localDayMatchSql, locationToday, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/store/location-time';
+import { ensureAllLocationOffsets, LOCAL_DAYS_FROM_OFFSETS_SQL, localDayMatchSql, locationToday, OFFSETS_YEARS_AHEAD, writeLocationOffsets } from '../../src/till/location-time';
 import { TILL_MIGRATIONS } from '../../src/store/migrations';
 import { startAdminAgent } from '../helpers/admin';
 import { startTestAgent } from '../helpers/agent';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
 import { openDatabase, preparedStatement, storeFilePath, type Db } from '../../src/store/database';
-import { ensureLocationOffsets, locationToday } from '../../src/store/location-time';
+import { ensureLocationOffsets, locationToday } from '../../src/till/location-time';
 import { isPaused } from '../../src/store/operations-state';
 import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures';
 

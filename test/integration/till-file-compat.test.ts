@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
 import { storeFilePath } from '../../src/store/database';
-import { writeLocationOffsets } from '../../src/store/location-time';
+import { writeLocationOffsets } from '../../src/till/location-time';
 import { sampleBodies, tempDir, testConfig } from '../helpers/fixtures';
 
 /**

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { isIsoDate, type IsoDate } from '../../domain/dates';
 import { AppError } from '../../errors';
-import { upcomingChangesFor } from '../../store/changes';
+import { upcomingChangesFor } from '../../till/changes';
 import { COMING_UP_LIMIT, ComingUpReplySchema, matchesSearch, type ComingUpReply } from '../changes-schema';
 import type { AdminAgent } from '../deps';
 

@@ -1,7 +1,7 @@
 import { AgentCore } from '../../core';
 import { isIsoDate, toDayNumber, type IsoDate } from '../../domain/dates';
 import { silentLogger } from '../../log';
-import { MAX_CHANGE_DAYS, upcomingChangesFor } from '../../store/changes';
+import { MAX_CHANGE_DAYS, upcomingChangesFor } from '../../till/changes';
 import type { UpcomingChange } from '../../store/read-models';
 import { EXIT, UsageError, type Command } from '../command';
 

@@ -1,10 +1,10 @@
 import * as agent001 from './agent/001-core';
 import * as agent002 from './agent/002-body-layout';
 import * as staff001 from './staff/001-cache';
-import * as till001 from './till/001-contract';
-import * as till002 from './till/002-changes-and-location-today';
-import * as till003 from './till/003-today-once-per-location';
-import * as till004 from './till/004-location-days';
+import * as till001 from '../../till/migrations/001-contract';
+import * as till002 from '../../till/migrations/002-changes-and-location-today';
+import * as till003 from '../../till/migrations/003-today-once-per-location';
+import * as till004 from '../../till/migrations/004-location-days';
 
 export interface Migration {
   readonly version: number;

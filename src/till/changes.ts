@@ -1,9 +1,9 @@
 import { changesBetween, type KeyedRange, type ValueChange } from '../domain/changes';
 import { addDays, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue } from '../domain/payload';
-import type { Db } from './database';
-import type { PriceRow } from './menu';
-import type { ChangeCause, UpcomingChange, UpcomingChanges } from './read-models';
+import type { Db } from '../store/database';
+import type { PriceRow } from './writer';
+import type { ChangeCause, UpcomingChange, UpcomingChanges } from '../store/read-models';
 
 /**
  * What changes on the till next (`pos-sync-agent changes`, the window's Coming up tab), from the till

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema';
 import { isIsoDate, type IsoDate } from '../domain/dates';
 import { offsetIntervals, sqliteUtc } from '../domain/utc-offsets';
-import { preparedStatement, type Db } from './database';
+import { preparedStatement, type Db } from '../store/database';
 
 /**
  * "Today" per location, one definition for the till and the agent: the till file's _today views and

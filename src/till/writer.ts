@@ -2,7 +2,7 @@ import { addDays, FIRST_DATE, LAST_DATE, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue, type UpdatePlan } from '../domain/payload';
 import { diffRanges, overlayAll, type DatedValue } from '../domain/ranges';
 import { crashPoint } from '../crash-points';
-import type { Db } from './database';
+import type { Db } from '../store/database';
 import { ensureLocationOffsets } from './location-time';
 
 /**
@@ -11,7 +11,7 @@ import { ensureLocationOffsets } from './location-time';
  */
 export const CHANGE_FEED_RETENTION_DAYS = 30;
 
-/** A price range row's value columns as the till file stores them (also read by store/changes.ts). */
+/** A price range row's value columns as the till file stores them (also read by till/changes.ts). */
 export interface PriceRow {
   id: number;
   date_from: IsoDate;
@@ -86,7 +86,7 @@ export class MenuWriter {
   constructor(
     private readonly db: Db,
     /**
-     * The location's timezone, for its UTC offsets (src/store/location-time.ts): written in the apply's
+     * The location's timezone, for its UTC offsets (src/till/location-time.ts): written in the apply's
      * transaction when a location first appears, so its _today views are right from its first rows.
      */
     private readonly timezoneFor: ((locationId: number) => string) | null = null,

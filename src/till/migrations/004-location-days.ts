@@ -7,7 +7,7 @@
  * The days are derived, in SQL, from location_utc_offsets: one row per local calendar day within
  * each period of constant offset (a day that a DST change cuts has two rows with the same date). The
  * INSERT below is the one the applier runs whenever it writes a location's offsets
- * (LOCAL_DAYS_FROM_OFFSETS_SQL in src/store/location-time.ts; a test keeps the texts the same), and
+ * (LOCAL_DAYS_FROM_OFFSETS_SQL in src/till/location-time.ts; a test keeps the texts the same), and
  * it runs here in the migration's transaction: a file upgraded from 003 answers with the same dates
  * from its first read, whether or not the agent ever runs again.
  *
