@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config/load';
 import { AgentCore } from '../src/core';
 import { addDays, type IsoDate } from '../src/domain/dates';
@@ -84,7 +85,7 @@ async function standalone(): Promise<void> {
     const db = openReadOnly(storeFilePath(work, 'till'));
     try {
       const result = measureChanges(db, update.locationId, today);
-      if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (parseArgs({ options: { json: { type: 'boolean', default: false } } }).values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else process.stdout.write(`${describeChanges(result)}\n(window ${today} to ${addDays(today, result.days - 1)})\n`);
     } finally {
       db.close();

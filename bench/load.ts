@@ -10,21 +10,18 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { dateOf, dayOf, encode, generateChains, planDeliveries, Prng, runDeliveries, todayInZone } from '../src/dev/publisher';
 import { databasePath } from '../src/store/database';
-import { spawnAgent, waitFor, withReader, writeConfig } from '../test/faults/helpers';
 import { percentile } from './stats';
 import { startTillProcess } from './till-process';
+import { spawnAgent, waitFor, withReader, writeConfig } from '../src/dev/child-agent';
 
-const json = process.argv.includes('--json');
-const seconds = Number(argAfter('--seconds') ?? 60);
-const LOCATIONS = Number(argAfter('--locations') ?? 50);
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, seconds: { type: 'string', default: '60' }, locations: { type: 'string', default: '50' } } });
+const json = args.json;
+const seconds = Number(args.seconds);
+const LOCATIONS = Number(args.locations);
 const ITEMS = 150;
-
-function argAfter(flag: string): string | undefined {
-  const i = process.argv.indexOf(flag);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);

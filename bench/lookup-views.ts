@@ -14,20 +14,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { parseConfig } from '../src/config/load';
 import { AgentCore } from '../src/core';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/publisher';
 import { silentLogger } from '../src/log';
 import { locationToday } from '../src/till/location-time';
 import * as till003 from '../src/till/migrations/003-today-once-per-location';
 import { storeFilePath } from '../src/store/database';
-import { testConfig } from '../test/helpers/fixtures';
 import { percentile } from './stats';
 import { AVAILABILITY_TODAY_SQL, PRICES_TODAY_SQL } from './till-statements';
 
-const json = process.argv.includes('--json');
-const roundsArg = process.argv.indexOf('--rounds');
-const ROUNDS = roundsArg >= 0 ? Number(process.argv[roundsArg + 1]) : 12;
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, rounds: { type: 'string', default: '12' } } });
+const json = args.json;
+const ROUNDS = Number(args.rounds);
 const PER_ROUND = 4000;
 
 function main(): void {
@@ -38,7 +39,7 @@ function main(): void {
     const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, itemsPerLocation: 5000, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12 });
     const update = chain!.updates[0]!;
     const dataDir = path.join(work, 'data');
-    const core = new AgentCore(testConfig({ dataDir }), silentLogger);
+    const core = new AgentCore(parseConfig({ dataDir, webhook: { port: 0 }, admin: { port: 0 }, sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 } }), silentLogger);
     try {
       const { applied } = core.importPayload(encode(update), 'bench');
       if (applied.length !== 1) throw new Error('the L publication was not applied');

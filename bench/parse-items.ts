@@ -7,13 +7,14 @@
  * (default 8).
  */
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/publisher';
 import { parseExact, parseLazily } from '../src/domain/json-scan';
 import { median } from './stats';
 
-const json = process.argv.includes('--json');
-const roundsArg = process.argv.indexOf('--rounds');
-const ROUNDS = roundsArg >= 0 ? Number(process.argv[roundsArg + 1]) : 8;
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, rounds: { type: 'string', default: '8' } } });
+const json = args.json;
+const ROUNDS = Number(args.rounds);
 
 const today = todayInZone('Europe/London');
 // The same L publication as `npm run bench -- --sizes L`.

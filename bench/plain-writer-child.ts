@@ -5,10 +5,11 @@
  * Prints READY once its file is open, before the first row.
  */
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
 
-const [file, rowsText] = process.argv.slice(2);
+const [file, rowsText] = parseArgs({ allowPositionals: true }).positionals;
 if (!file || !rowsText) throw new Error('usage: plain-writer-child.ts DB_FILE ROWS');
 os.setPriority(10);
 const db = new Database(file);

@@ -21,6 +21,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { dateOf, dayOf, encode, generateChains, Prng, todayInZone, type GeneratorOptions } from '../src/dev/publisher';
 import type { IsoDate } from '../src/domain/dates';
@@ -30,7 +31,7 @@ import { createRawRowsTable, insertRawRows } from './raw-rows';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
 import { openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
-import { spawnAgent, writeConfig, type ChildAgent } from '../test/faults/helpers';
+import { spawnAgent, writeConfig, type ChildAgent } from '../src/dev/child-agent';
 
 interface SizeSpec {
   readonly name: string;
@@ -43,25 +44,37 @@ const SIZES: readonly SizeSpec[] = [
   { name: 'L', options: { itemsPerLocation: 5000, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12 } },
 ];
 
-const json = process.argv.includes('--json');
-const sizesArg = argAfter('--sizes');
+const { values: args } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    lookups: { type: 'string', default: '10000' },
+    'apply-repeats': { type: 'string', default: '3' },
+    'small-gap-ms': { type: 'string', default: '5' },
+    'till-binding': { type: 'string' },
+    'till-reader': { type: 'string' },
+    'till-process': { type: 'boolean', default: false },
+  },
+});
+const json = args.json;
+const sizesArg = args.sizes;
 const selected = sizesArg ? SIZES.filter((s) => sizesArg.split(',').includes(s.name)) : SIZES;
-const lookups = Number(argAfter('--lookups') ?? 10_000);
+const lookups = Number(args.lookups);
 /**
  * `--apply-repeats N` (default 3): the first publication's 200 -> applied is measured N times, each on
  * a fresh agent, alternating with the raw rows insert; the ratio is the median apply over the median
  * insert. One apply against a median of three inserts let a single disturbed second on this shared
  * 2-vCPU machine move the ratio by a third (1.52-2.90x over 46 single-apply runs of one build).
  */
-const applyRepeats = Number(argAfter('--apply-repeats') ?? 3);
+const applyRepeats = Number(args['apply-repeats']);
 /**
  * `--small-gap-ms N` (default 5): the pause between one small delivery's 200 and the next during the
  * timed windows, about 150 deliveries a second here: far more than one site's agent receives, to find
  * the longest ack. A larger gap shows what a till sees at a more ordinary rate.
  */
-const smallGapMs = Number(argAfter('--small-gap-ms') ?? 5);
-if (!Number.isFinite(smallGapMs) || smallGapMs < 0) throw new Error(`--small-gap-ms must be a number of milliseconds, not ${argAfter('--small-gap-ms')}`);
-if (!Number.isInteger(applyRepeats) || applyRepeats < 1) throw new Error(`--apply-repeats must be a whole number from 1, not ${argAfter('--apply-repeats')}`);
+const smallGapMs = Number(args['small-gap-ms']);
+if (!Number.isFinite(smallGapMs) || smallGapMs < 0) throw new Error(`--small-gap-ms must be a number of milliseconds, not ${args['small-gap-ms']}`);
+if (!Number.isInteger(applyRepeats) || applyRepeats < 1) throw new Error(`--apply-repeats must be a whole number from 1, not ${args['apply-repeats']}`);
 /**
  * `--till-binding node:sqlite|better-sqlite3` (default node:sqlite): the SQLite binding the bench's till
  * reads through (bench/till-statements.ts). Both clear a statement's bindings before or after each run;
@@ -70,14 +83,14 @@ if (!Number.isInteger(applyRepeats) || applyRepeats < 1) throw new Error(`--appl
  * 24.21 links 3.53, which does not (docs/performance.md, "Reading the till's file"). The bench says
  * so when the till's SQLite is one that re-plans.
  */
-const tillBinding = parseTillBinding(argAfter('--till-binding'), 'node:sqlite');
+const tillBinding = parseTillBinding(args['till-binding'], 'node:sqlite');
 /**
  * `--till-process`: during the second L apply the till's lookups come from bench/till-reader-child.ts,
  * a process of its own as a real till is, instead of from this process, whose one thread also sends
  * the small deliveries and polls the agent's state (their garbage collection and callbacks then land
  * between or inside the timed lookups).
  */
-const tillReaderArg = argAfter('--till-reader');
+const tillReaderArg = args['till-reader'];
 /**
  * `--till-reader python` (implies `--till-process`): that process is bench/till-reader-child.py on the
  * system's SQLite (Debian 12: 3.40.1, as its ODBC driver), as a POS that links neither of Node's
@@ -85,18 +98,7 @@ const tillReaderArg = argAfter('--till-reader');
  */
 if (tillReaderArg !== undefined && tillReaderArg !== 'python') throw new Error(`--till-reader takes only python (a Node reader is --till-binding), not ${tillReaderArg}`);
 const tillReader: TillBinding | 'python' = tillReaderArg === 'python' ? 'python' : tillBinding;
-const tillInOwnProcess = process.argv.includes('--till-process') || tillReaderArg !== undefined;
-
-/** An option's value, given as `--flag value` or `--flag=value`; a flag given without one stops the bench. */
-function argAfter(flag: string): string | undefined {
-  const joined = process.argv.find((a) => a.startsWith(`${flag}=`));
-  if (joined !== undefined) return joined.slice(flag.length + 1);
-  const i = process.argv.indexOf(flag);
-  if (i < 0) return undefined;
-  const value = process.argv[i + 1];
-  if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-  return value;
-}
+const tillInOwnProcess = args['till-process'] || tillReaderArg !== undefined;
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);
@@ -305,7 +307,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
   log(`${spec.name}: ${spec.options.itemsPerLocation} items, ${(body.length / 1e6).toFixed(1)} MB`);
 
   const dataDir = fs.mkdtempSync(path.join(work, `agent-${spec.name}-`));
-  // The compiled build, as a site runs it (`npm run bench` builds it first; test/faults/child-agent.cjs).
+  // The compiled build, as a site runs it (`npm run bench` builds it first; src/dev/child-agent.cjs).
   let agent: ChildAgent | null = await spawnAgent(benchAgentConfig(dataDir), { built: true });
   let result: SizeResult;
   let till: TillStatements | null = null;

@@ -10,10 +10,11 @@
  */
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { Prng } from '../src/dev/publisher';
 import { openTill, parseTillBinding } from './till-statements';
 
-const [bindingText, dbFile, outArg, locationList, maxPluText, pluFile] = process.argv.slice(2);
+const [bindingText, dbFile, outArg, locationList, maxPluText, pluFile] = parseArgs({ allowPositionals: true }).positionals;
 if (!bindingText || !dbFile || !outArg || !locationList || !maxPluText) throw new Error('usage: till-reader-child.ts BINDING DB OUT LOCATIONS MAX_PLU [PLU_FILE]');
 const outFile: string = outArg;
 const locations = locationList.split(',').map(Number);

@@ -5,7 +5,7 @@ import { Prng } from '../../src/dev/publisher';
 import { silentLogger } from '../../src/log';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { item, price, schedule, tempDir, testConfig, update } from '../helpers/fixtures';
-import { spawnAgent, waitFor, writeConfig, type ChildAgent } from './helpers';
+import { spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev/child-agent';
 
 /**
  * Kills placed where they matter (issue 11): random SIGKILLs almost never land inside an apply (a

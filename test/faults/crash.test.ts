@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateChains, planDeliveries, Prng, referenceFor, runDeliveries } from '../../src/dev/publisher';
 import { tempDir } from '../helpers/fixtures';
-import { checkEndState, freePort, pendingUpdates, reachedExpected, sleep, spawnAgent, waitFor, writeConfig, type ChildAgent } from './helpers';
+import { checkEndState, pendingUpdates, reachedExpected } from './helpers';
+import { freePort, sleep, spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev/child-agent';
 
 /**
  * SIGKILL the agent at random instants while head office's simulator delivers reordered and

@@ -19,7 +19,7 @@ import {
 import { silentLogger } from '../../src/log';
 import { startTestAgent } from '../helpers/agent';
 import { sampleBodies, testConfig } from '../helpers/fixtures';
-import { freePort } from './helpers';
+import { freePort } from '../../src/dev/child-agent';
 
 const OPTIONS: GeneratorOptions = {
   seed: 11,

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { generateChains, planDeliveries, Prng, referenceFor, runDeliveries, type DeliveryPlan, type LocationChain, type RunReport } from '../../src/dev/publisher';
 import { tempDir } from '../helpers/fixtures';
-import { checkEndState, reachedExpected, sleep, spawnAgent, waitFor, writeConfig, type ChildAgent, type SpawnOptions } from './helpers';
+import { checkEndState, reachedExpected } from './helpers';
+import { sleep, spawnAgent, waitFor, writeConfig, type ChildAgent, type SpawnOptions } from '../../src/dev/child-agent';
 
 /**
  * Storage faults: the disk fills up, fsync or write fails. While the agent cannot store, it must

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { databasePath, openDatabase, openReadOnly } from '../../src/store/database';
 import { startTestAgent } from '../helpers/agent';
 import { tempDir } from '../helpers/fixtures';
-import { ROOT, spawnAgent, writeConfig } from './helpers';
+import { ROOT, spawnAgent, writeConfig } from '../../src/dev/child-agent';
 
 /**
  * A 200 means "on disk": that needs synchronous=FULL on every connection. better-sqlite3 is built

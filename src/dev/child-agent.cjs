@@ -2,8 +2,8 @@
 /**
  * A real agent in its own process, for the fault suites and benchmarks: they SIGKILL it, restart it,
  * inject I/O faults into it (fiu-run) and measure its memory. Usage:
- *   node --import tsx test/faults/child-agent.cjs CONFIG.json        (the TypeScript sources)
- *   POS_SYNC_CHILD_BUILT=1 node test/faults/child-agent.cjs CONFIG.json   (the compiled build in dist/)
+ *   node --import tsx src/dev/child-agent.cjs CONFIG.json        (the TypeScript sources)
+ *   POS_SYNC_CHILD_BUILT=1 node src/dev/child-agent.cjs CONFIG.json   (the compiled build in dist/)
  * The benchmarks measure the build, as `pos-sync-agent serve` and the desktop app run it: tsx's loader,
  * in each of the agent's three threads, added ~35 MiB of RSS that no installed agent has. That is why
  * this harness is plain JavaScript: it needs no loader of its own.
@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const root = process.env.POS_SYNC_CHILD_BUILT === '1' ? path.join(__dirname, '..', '..', 'dist', 'src') : path.join(__dirname, '..', '..', 'src');
+const root = process.env.POS_SYNC_CHILD_BUILT === '1' ? path.join(__dirname, '..', '..', 'dist', 'src') : path.join(__dirname, '..');
 const { Agent } = require(path.join(root, 'agent'));
 const { parseConfig } = require(path.join(root, 'config', 'load'));
 const { silentLogger, stderrLogger } = require(path.join(root, 'log'));
