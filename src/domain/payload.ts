@@ -3,6 +3,7 @@ import { isIsoDate, type IsoDate } from './dates';
 import { JsonNumber, parseExact } from './json-scan';
 import { minorDigits, parseSellPrice, type Money, type MoneyResult } from './money';
 import { safeInteger, wholeNumberDigits } from './numbers';
+import { beyond32Bits, wideIntegerMessage } from './till-integers';
 
 /**
  * The webhook body (spec section 2), parsed in two layers:
@@ -19,7 +20,9 @@ import { safeInteger, wholeNumberDigits } from './numbers';
  * office configured.
  *
  * Numbers: bodies are parsed with `parseExact`, so every JSON number arrives as a JsonNumber holding
- * its source text; money and identifiers are read from that text (src/domain/numbers.ts).
+ * its source text; money and identifiers are read from that text (src/domain/numbers.ts). A price,
+ * LocationID or ChangeSequence past what a 32-bit integer holds is stored with a warning
+ * (src/domain/till-integers.ts).
  *
  * Text limits (docs/pos-database.md): a key longer than its limit is skipped with a warning naming the
  * field and the limit, never cut; descriptive text (ItemName, PriceModel, LocationName) is stored as
@@ -340,6 +343,9 @@ function planPrice(element: unknown, at: ElementAt, currency: string | null, war
     return null;
   }
   const money: Money = price.money;
+  if (beyond32Bits(money.minor)) {
+    warnings.push({ path: `${elementPath(at)}.SellPrice`, message: wideIntegerMessage('SellPrice', money.text, money.minor, 'sell_price_minor') });
+  }
   // Stored as sent (trimmed): the contract promises the service's text, so it is never cut.
   const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim() : null;
   return {
@@ -390,6 +396,13 @@ export function streamUpdate(
   const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
   if (body.LocationName !== undefined && body.LocationName !== null && typeof body.LocationName !== 'string') {
     warnings.push({ path: 'LocationName', message: `expected text, got ${shown(body.LocationName)}; ignored` });
+  }
+  if (beyond32Bits(envelope.LocationID)) {
+    warnings.push({ path: 'LocationID', message: wideIntegerMessage('LocationID', String(envelope.LocationID), envelope.LocationID, 'location_id') });
+  }
+  if (beyond32Bits(envelope.ChangeSequence)) {
+    const columns = 'pos_sync_state.last_change_sequence or pos_changes.change_sequence';
+    warnings.push({ path: 'ChangeSequence', message: wideIntegerMessage('ChangeSequence', String(envelope.ChangeSequence), envelope.ChangeSequence, columns) });
   }
   return {
     locationId: envelope.LocationID,
