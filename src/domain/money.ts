@@ -1,4 +1,4 @@
-import { numberSource, plainDecimal } from './numbers';
+import { decimalText, magnitude, numberSource, readDecimal, type Decimal } from './numbers';
 
 /**
  * Money as integer minor units of the location's currency, never a float in the database.
@@ -44,47 +44,46 @@ export interface Money {
 
 export type MoneyResult = { ok: true; money: Money } | { ok: false; reason: string };
 
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+/**
+ * Largest magnitude of a SellPrice, in digits either side of the point: far beyond any amount (2^53
+ * minor units have 16 digits), and small enough that the amount is always written out in a warning.
+ */
+const MAX_MAGNITUDE = 400;
+
+/** The amount in a warning: plain decimal text of its value, the same whichever form it was sent in. */
+function quoted(d: Decimal): string {
+  const text = decimalText(d);
+  return text.length > 80 ? `${text.slice(0, 80)}... (${text.length} characters)` : text;
+}
 
 /**
- * Converts a SellPrice as it arrives (a JSON number such as 11.5, or a decimal string such as "11.50")
- * into minor units. A JSON number is read from its source text (a JsonNumber from `parseExact`), so
- * `11.499999999999999999` is refused for its decimals exactly as the same text in a string is, and
- * `90071992547409.91` keeps its last digit; an exponent only moves the decimal point (`1.15e1` is
- * 11.50). No float arithmetic touches the amount. More decimals than the currency has, negatives,
- * non-decimal text, and amounts beyond 2^53 minor units are refused with a reason.
+ * Converts a SellPrice as it arrives (a JSON number such as 11.5, or a string such as "11.50" or
+ * "1.15e1") into minor units. A JSON number is read from its source text (a JsonNumber from
+ * `parseExact`) and a string from its text, through the same reader (`readDecimal`): every form of one
+ * amount (number or string, exponent of either sign and case, trailing zeros, leading zeros) gives the
+ * same result, or is refused with the same reason, which quotes the amount in plain decimal form. No
+ * float arithmetic touches the amount. A string must be a JSON number's text (leading zeros allowed,
+ * surrounding spaces trimmed): no `+`, no `.5`, no `5.`, no thousands separator. More decimals than the
+ * currency has, negatives, and amounts beyond 2^53 - 1 minor units are refused with a reason.
  */
 export function parseSellPrice(value: unknown, currency: string): MoneyResult {
   const digits = minorDigits(currency);
   if (digits === undefined) return { ok: false, reason: `unknown currency ${JSON.stringify(currency)}` };
-  let text: string;
   if (typeof value === 'number' && !Number.isFinite(value)) return { ok: false, reason: 'SellPrice is not a finite number' };
   const source = numberSource(value);
-  if (source !== null) {
-    const plain = plainDecimal(source);
-    if (plain === null) return { ok: false, reason: `SellPrice ${source.length > 80 ? `${source.slice(0, 80)}...` : source} is out of range` };
-    if (plain.startsWith('-')) return { ok: false, reason: `SellPrice ${source} is negative` };
-    const fraction = plain.split('.')[1] ?? '';
-    if (fraction.length > digits) {
-      return { ok: false, reason: `SellPrice ${source} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
-    }
-    text = plain;
-  } else if (typeof value === 'string') {
-    text = value.trim();
-  } else {
-    return { ok: false, reason: 'SellPrice is not a number' };
+  let text: string;
+  if (source !== null) text = source;
+  else if (typeof value === 'string') text = value.trim();
+  else return { ok: false, reason: 'SellPrice is not a number' };
+  const d = readDecimal(text);
+  if (d === null) return { ok: false, reason: `SellPrice ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text)} is not a decimal amount` };
+  if (Math.abs(magnitude(d)) > MAX_MAGNITUDE) return { ok: false, reason: `SellPrice is out of range (written out, it has more than ${MAX_MAGNITUDE} digits)` };
+  if (d.negative && d.digits !== '') return { ok: false, reason: `SellPrice ${quoted(d)} is negative` };
+  if (d.digits !== '' && -d.exponent > digits) {
+    return { ok: false, reason: `SellPrice ${quoted(d)} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
   }
-  if (text.startsWith('-')) return { ok: false, reason: `SellPrice ${text} is negative` };
-  const m = DECIMAL.exec(text);
-  if (!m) return { ok: false, reason: `SellPrice ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text)} is not a plain decimal amount` };
-  const whole = m[1] as string;
-  const fraction = (m[2] ?? '').replace(/0+$/, '');
-  if (fraction.length > digits) {
-    return { ok: false, reason: `SellPrice ${text} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
-  }
-  const minorText = whole + fraction.padEnd(digits, '0');
-  const minor = Number(minorText);
-  if (!Number.isSafeInteger(minor)) return { ok: false, reason: `SellPrice ${text} is too large` };
+  const minor = d.digits === '' ? 0 : Number(d.digits + '0'.repeat(d.exponent + digits));
+  if (!Number.isSafeInteger(minor)) return { ok: false, reason: `SellPrice ${quoted(d)} is too large` };
   return { ok: true, money: { minor, text: formatMinor(minor, digits) } };
 }
 

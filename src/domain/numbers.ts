@@ -49,6 +49,63 @@ export function plainDecimal(source: string): string | null {
   return `${m[1] === '-' && !zero ? '-' : ''}${intPart}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
+/**
+ * A decimal reduced to its value: `digits` × 10^`exponent`, with no leading or trailing zeros in
+ * `digits` ('' for zero, whatever its sign or exponent). Every way of writing one value reduces to the
+ * same Decimal: `189.80`, `1.898e2`, `18980E-2`, `0189.8`, `1898e+1`... all give digits `1898`,
+ * exponent -1. An exponent written with more than 15 digits is beyond any amount or identifier: it
+ * becomes +-Infinity (unless the digits are all zeros), so nothing is ever shifted by it.
+ */
+export interface Decimal {
+  readonly negative: boolean;
+  readonly digits: string;
+  readonly exponent: number;
+}
+
+/**
+ * The text of a decimal amount, as a JSON number writes it (an optional minus, digits, an optional
+ * fraction, an optional exponent `e`/`E` with an optional sign) or with leading zeros in the whole
+ * part; the form a SellPrice string may take (docs/pos-database.md, "How the body is read").
+ */
+const DECIMAL_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?)(\d+))?$/;
+
+/** Longest exponent, in digits after its leading zeros, that is read as a number. */
+const MAX_EXPONENT_DIGITS = 15;
+
+/** Reads decimal text (see DECIMAL_TEXT) into its value, exactly: digits are moved, never computed. Null for anything else. */
+export function readDecimal(text: string): Decimal | null {
+  const m = DECIMAL_TEXT.exec(text);
+  if (!m) return null;
+  const fraction = m[3] ?? '';
+  const all = (m[2] as string) + fraction;
+  let start = 0;
+  while (start < all.length && all.charCodeAt(start) === 0x30) start++;
+  let end = all.length;
+  while (end > start && all.charCodeAt(end - 1) === 0x30) end--;
+  const digits = all.slice(start, end);
+  const negative = m[1] === '-';
+  if (digits === '') return { negative, digits, exponent: 0 };
+  const exponentDigits = (m[5] ?? '').replace(/^0+/, '');
+  const written = exponentDigits.length > MAX_EXPONENT_DIGITS ? Infinity : Number(exponentDigits || '0');
+  const exponent = (m[4] === '-' ? -written : written) - fraction.length + (all.length - end);
+  return { negative, digits, exponent };
+}
+
+/** Position of a Decimal's first significant digit (0 for units, 2 for hundreds, -1 for tenths); 0 for zero. */
+export function magnitude(d: Decimal): number {
+  return d.digits === '' ? 0 : d.exponent + d.digits.length - 1;
+}
+
+/** A Decimal as plain text (`189.8`, `-0.05`, `1000`); call only for a bounded magnitude. */
+export function decimalText(d: Decimal): string {
+  if (d.digits === '') return '0';
+  const sign = d.negative ? '-' : '';
+  if (d.exponent >= 0) return sign + d.digits + '0'.repeat(d.exponent);
+  const point = d.digits.length + d.exponent;
+  if (point > 0) return `${sign}${d.digits.slice(0, point)}.${d.digits.slice(point)}`;
+  return `${sign}0.${'0'.repeat(-point)}${d.digits}`;
+}
+
 /** `0`, or a digit 1-9 followed by digits: a whole number already in plain form. */
 function isPlainWhole(source: string): boolean {
   const n = source.length;

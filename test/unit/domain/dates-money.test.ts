@@ -87,7 +87,7 @@ describe('money', () => {
     assert.match(reason(-1), /negative/);
     assert.match(reason(Number.NaN), /finite/);
     assert.match(reason(1e21), /1000000000000000000000 is too large/); // an exponent is read exactly, never through a float
-    assert.match(reason('12,50'), /plain decimal/);
+    assert.match(reason('12,50'), /is not a decimal amount/);
     assert.match(reason(null), /not a number/);
     assert.match(reason(true), /not a number/);
     assert.match(reason('99999999999999999999'), /too large/);
