@@ -1,4 +1,4 @@
-import { addDays, LAST_DATE, type IsoDate } from './dates';
+import { addDays, fromDayNumber, LAST_DATE, toDayNumber, type IsoDate } from './dates';
 
 /**
  * What changes next: the dates on which one key's value (an item's price in one tariff, or its status
@@ -29,6 +29,17 @@ export interface ValueChange<V> {
   readonly after: V | null;
   /** The update that wrote the range starting here, or, when the value ends, the range ending the day before. */
   readonly source: number;
+}
+
+/**
+ * The dates a window of `days` days starting on `from` (a date of the domain) covers, cut at the end
+ * of the date domain: nothing lies beyond 9999-12-31, so a window that runs past it keeps the dates
+ * it has before. (The end written past 9999-12-31, `10000-01-03`, sorts before every date as text and
+ * emptied the window.)
+ */
+export function changeWindow(from: IsoDate, days: number): { readonly from: IsoDate; readonly to: IsoDate } {
+  const last = toDayNumber(from) + Math.max(1, Math.trunc(days)) - 1;
+  return { from, to: last >= toDayNumber(LAST_DATE) ? LAST_DATE : fromDayNumber(last) };
 }
 
 /**

@@ -24,6 +24,11 @@ export function isIsoDate(text: unknown): text is IsoDate {
   return day <= daysInMonth(year, month);
 }
 
+/** Whether a calendar date is inside the domain: isIsoDate also takes the year 0000, before its start. */
+export function inDateDomain(date: IsoDate): boolean {
+  return date >= FIRST_DATE;
+}
+
 export function parseIsoDate(text: string): IsoDate {
   if (!isIsoDate(text)) throw new RangeError(`not a calendar date (YYYY-MM-DD): ${JSON.stringify(text)}`);
   return text;

@@ -1,4 +1,4 @@
-import { changesBetween, type KeyedRange, type ValueChange } from '../domain/changes';
+import { changeWindow, changesBetween, type KeyedRange, type ValueChange } from '../domain/changes';
 import { addDays, type IsoDate } from '../domain/dates';
 import { samePriceValue, type AvailabilityStatus, type PriceValue } from '../domain/payload';
 import type { Db } from '../store/database';
@@ -60,8 +60,7 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
   // One read transaction: every table at the same state, even while the applier commits.
   till.transaction(() => {
     for (const locationId of locations) {
-      const from = query.fromFor(locationId);
-      const to = addDays(from, days - 1);
+      const { from, to } = changeWindow(query.fromFor(locationId), days);
       windows.push({ locationId, from, to });
       const dayBefore = addDays(from, -1);
       const priceChanges = changesBetween(

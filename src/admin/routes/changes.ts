@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { isIsoDate, type IsoDate } from '../../domain/dates';
+import { inDateDomain, isIsoDate, type IsoDate } from '../../domain/dates';
 import { AppError } from '../../errors';
 import { upcomingChangesFor } from '../../till/changes';
 import { COMING_UP_LIMIT, ComingUpReplySchema, matchesSearch, type ComingUpReply } from '../changes-schema';
@@ -27,7 +27,7 @@ export function changesRoutes(agent: Pick<AdminAgent, 'core'>): Router {
     const locationId = whole(req.query.location, 'location', 1, Number.MAX_SAFE_INTEGER);
     const days = whole(req.query.days, 'days', 1, MAX_DAYS) ?? DEFAULT_DAYS;
     const from = req.query.from;
-    if (from !== undefined && from !== '' && !isIsoDate(from)) throw new AppError('invalid_parameter', 400, 'from must be YYYY-MM-DD');
+    if (from !== undefined && from !== '' && !(isIsoDate(from) && inDateDomain(from))) throw new AppError('invalid_parameter', 400, 'from must be a date YYYY-MM-DD from 0001-01-01 to 9999-12-31');
     const search = typeof req.query.q === 'string' ? req.query.q.slice(0, 100) : '';
     const result = upcomingChangesFor(agent.core, { locationId, from: typeof from === 'string' && from !== '' ? (from as IsoDate) : null, days });
     const matching = result.changes.filter((c) => matchesSearch(c, search));

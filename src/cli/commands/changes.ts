@@ -1,5 +1,5 @@
 import { AgentCore } from '../../core';
-import { isIsoDate, toDayNumber, type IsoDate } from '../../domain/dates';
+import { inDateDomain, isIsoDate, toDayNumber, type IsoDate } from '../../domain/dates';
 import { silentLogger } from '../../log';
 import { MAX_CHANGE_DAYS, upcomingChangesFor } from '../../till/changes';
 import type { UpcomingChange } from '../../store/read-models';
@@ -31,7 +31,7 @@ export const changes: Command = {
     const rawLocation = ctx.values.location;
     if (rawLocation !== undefined && (typeof rawLocation !== 'string' || !/^\d+$/.test(rawLocation))) throw new UsageError('--location takes a whole number');
     const from = ctx.values.from;
-    if (from !== undefined && !isIsoDate(from)) throw new UsageError('--from takes YYYY-MM-DD');
+    if (from !== undefined && !(isIsoDate(from) && inDateDomain(from))) throw new UsageError('--from takes a date YYYY-MM-DD from 0001-01-01 to 9999-12-31');
     const rawDays = ctx.values.days ?? '14';
     if (typeof rawDays !== 'string' || !/^\d+$/.test(rawDays) || Number(rawDays) < 1 || Number(rawDays) > MAX_CHANGE_DAYS) {
       throw new UsageError(`--days takes a whole number from 1 to ${MAX_CHANGE_DAYS}`);
