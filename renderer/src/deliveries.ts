@@ -61,7 +61,10 @@ export class DeliveriesView {
   }
 
   private row(d: DeliveryRow): HTMLTableRowElement {
-    const resultText = RESULT_TEXT[d.result] + (d.reason && (d.result === 'rejected' || d.result === 'conflict' || d.result === 'waiting') ? ` — ${d.reason}` : '');
+    const resultText =
+      RESULT_TEXT[d.result] +
+      (d.warnings > 0 ? ` with ${d.warnings} warning${d.warnings === 1 ? '' : 's'} (listed on the location's card under Sync status)` : '') +
+      (d.reason && (d.result === 'rejected' || d.result === 'conflict' || d.result === 'waiting') ? ` — ${d.reason}` : '');
     const payloadKind = d.inboxId !== null ? 'inbox' : d.quarantineId !== null ? 'quarantine' : null;
     const payloadId = d.inboxId ?? d.quarantineId;
     return h(

@@ -118,7 +118,8 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
   const rows = agent
     .prepare(
       `SELECT d.id, d.received_at, d.sender, d.source, d.body_bytes, d.location_id, d.change_sequence, d.outcome,
-              d.http_status, d.reason, d.inbox_id, d.quarantine_id, i.state, i.apply_ms, i.note
+              d.http_status, d.reason, d.inbox_id, d.quarantine_id, i.state, i.apply_ms, i.note,
+              (SELECT count(*) FROM update_warnings w WHERE w.inbox_id = d.inbox_id) AS warnings
        FROM deliveries d LEFT JOIN inbox i ON i.id = d.inbox_id
        WHERE (@beforeId IS NULL OR d.id < @beforeId)
        ORDER BY d.id DESC LIMIT @limit`,
@@ -126,7 +127,7 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
     .all({ limit, beforeId }) as {
     id: number; received_at: string; sender: string | null; source: string; body_bytes: number; location_id: number | null;
     change_sequence: number | null; outcome: string; http_status: number; reason: string | null; inbox_id: number | null;
-    quarantine_id: number | null; state: string | null; apply_ms: number | null; note: string | null;
+    quarantine_id: number | null; state: string | null; apply_ms: number | null; note: string | null; warnings: number;
   }[];
   return rows.map((r) => {
     let result: DeliveryRow['result'];
@@ -151,6 +152,7 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
       inboxId: r.inbox_id,
       quarantineId: r.quarantine_id,
       applyMs: r.outcome === 'accepted' ? r.apply_ms : null,
+      warnings: r.outcome === 'accepted' ? r.warnings : 0,
     };
   });
 }

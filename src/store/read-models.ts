@@ -87,6 +87,8 @@ export interface DeliveryRow {
   readonly inboxId: number | null;
   readonly quarantineId: number | null;
   readonly applyMs: number | null;
+  /** Warnings recorded when the update this delivery stored was applied (0 for any other delivery). */
+  readonly warnings: number;
 }
 
 /** The update that wrote the range a change comes from (the till file's applied_updates). */

@@ -80,9 +80,19 @@ describe('values past what a 32-bit reader holds', () => {
     assert.deepEqual(shown(7), { warnings: 2, listed: WARNINGS_7 });
     assert.deepEqual(shown(WIDE_LOCATION), { warnings: 2, listed: [...WARNINGS_WIDE].sort((a, b) => (a.path < b.path ? -1 : 1)) });
 
-    // `pos-sync-agent status`, in its own process over the same data folder.
-    const cli = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'status', '--config', config], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(cli.status, 0, cli.stderr);
+    // The Deliveries tab: each applied delivery says how many warnings it left.
+    const deliveries = await fetch(new URL('/api/deliveries', t.adminUrl), { headers: { authorization: `Bearer ${t.token}` } });
+    const rows = ((await deliveries.json()) as { deliveries: { locationId: number; result: string; warnings: number }[] }).deliveries;
+    assert.deepEqual(rows.map((d) => [d.locationId, d.result, d.warnings]).sort((a, b) => Number(a[0]) - Number(b[0])), [[7, 'applied', 2], [WIDE_LOCATION, 'applied', 2]]);
+
+    // `pos-sync-agent status` and `deliveries`, in their own process over the same data folder.
+    const run = (command: string): string => {
+      const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), command, '--config', config], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    assert.match(run('deliveries'), new RegExp(`  ${WIDE_LOCATION}  ${WIDE_SEQUENCE}  \\d+ B  applied with 2 warnings \\(see status\\)$`, 'm'));
+    const cli = { stdout: run('status') };
     for (const w of [...WARNINGS_7.map((w) => ({ ...w, seq: 1 })), ...WARNINGS_WIDE.map((w) => ({ ...w, seq: WIDE_SEQUENCE }))]) {
       assert.ok(cli.stdout.includes(`[change ${w.seq}] ${w.path}: ${w.message}`), `${w.path} in:\n${cli.stdout}`);
     }

@@ -290,7 +290,7 @@ export const deliveries: Command = {
       else
         for (const d of rows) {
           ctx.out(
-            `${timeWithZone(d.receivedAt)}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.reason ? `  (${d.reason})` : ''}`,
+            `${timeWithZone(d.receivedAt)}  ${d.locationId ?? '-'}  ${d.changeSequence ?? '-'}  ${d.bytes} B  ${d.result}${d.warnings > 0 ? ` with ${plural(d.warnings, 'warning', 'warnings')} (see status)` : ''}${d.reason ? `  (${d.reason})` : ''}`,
           );
         }
       return EXIT.ok;
