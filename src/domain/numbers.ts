@@ -141,15 +141,3 @@ export function wholeNumberDigits(value: unknown): string | null {
   return plain !== null && /^\d+$/.test(plain) ? plain : null;
 }
 
-/** A sent integer (number, JsonNumber or string of digits, optionally signed) as a safe JS integer, else null. */
-export function safeInteger(value: unknown): number | null {
-  let text: string | null;
-  if (typeof value === 'string') text = value.trim();
-  else {
-    const source = numberSource(value);
-    text = source === null ? null : plainDecimal(source);
-  }
-  if (text === null || !/^-?\d+$/.test(text)) return null;
-  const n = Number(text);
-  return Number.isSafeInteger(n) ? n : null;
-}

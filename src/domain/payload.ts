@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { isIsoDate, type IsoDate } from './dates';
+import { inDateDomain, isIsoDate, type IsoDate } from './dates';
 import { JsonNumber, parseExact } from './json-scan';
 import { minorDigits, parseSellPrice, type Money, type MoneyResult } from './money';
-import { safeInteger, wholeNumberDigits } from './numbers';
+import { wholeNumberDigits } from './numbers';
+import { readTaxRate } from './tax-rate';
 import { beyond32Bits, wideIntegerMessage } from './till-integers';
 
 /**
@@ -251,7 +252,8 @@ class PlanMemo {
   isDate(value: unknown): value is IsoDate {
     if (typeof value !== 'string') return false;
     if (this.dates.has(value)) return true;
-    if (!isIsoDate(value)) return false;
+    // The year 0000 is a calendar date to isIsoDate but lies before the domain's first day.
+    if (!isIsoDate(value) || !inDateDomain(value)) return false;
     if (this.dates.size < PlanMemo.MAX_ENTRIES) this.dates.add(value);
     return true;
   }
@@ -328,11 +330,12 @@ function planPrice(element: unknown, at: ElementAt, currency: string | null, war
     return null;
   }
   const taxCode = tax.text;
-  const taxRate = safeInteger(element.TaxRate);
-  if (taxRate === null || taxRate < 0 || taxRate > 100) {
-    warnings.push({ path: `${elementPath(at)}.TaxRate`, message: `expected a whole percentage 0..100, got ${shown(element.TaxRate)}; element skipped` });
+  const rate = readTaxRate(element.TaxRate);
+  if (!rate.ok) {
+    warnings.push({ path: `${elementPath(at)}.TaxRate`, message: `${rate.reason}; element skipped` });
     return null;
   }
+  const taxRate = rate.rate;
   if (currency === null) {
     warnings.push({ path: `${elementPath(at)}.SellPrice`, message: 'the update has no known CurrencyIsoCode, so the price cannot be read; element skipped' });
     return null;

@@ -5,7 +5,8 @@ import { referenceJsonParse } from '../../helpers/json-reference';
 import { parseOutcome } from '../../helpers/parse-outcome';
 import { JsonNumber, parseExact } from '../../../src/domain/json-scan';
 import { formatMinor, parseSellPrice } from '../../../src/domain/money';
-import { plainDecimal, safeInteger, wholeNumberDigits } from '../../../src/domain/numbers';
+import { plainDecimal, wholeNumberDigits } from '../../../src/domain/numbers';
+import { readTaxRate } from '../../../src/domain/tax-rate';
 import { parseEnvelope, planUpdate } from '../../../src/domain/payload';
 
 /** parseExact's result with every JsonNumber read as JSON.parse would read it. */
@@ -134,9 +135,9 @@ describe('numbers read from their text', () => {
     assert.equal(wholeNumberDigits(new JsonNumber('-1')), null);
     assert.equal(wholeNumberDigits(2 ** 64), null, 'a JS number past 2^53 has lost its digits already');
     assert.equal(wholeNumberDigits(1001), '1001');
-    assert.equal(safeInteger(new JsonNumber('20')), 20);
-    assert.equal(safeInteger(new JsonNumber('20.000000000000000001')), null);
-    assert.equal(safeInteger(new JsonNumber('9007199254740993')), null);
+    assert.deepEqual(readTaxRate(new JsonNumber('20')), { ok: true, rate: 20 });
+    assert.equal(readTaxRate(new JsonNumber('20.000000000000000001')).ok, false);
+    assert.equal(readTaxRate(new JsonNumber('9007199254740993')).ok, false);
   });
 
   it('any amount of minor units below 2^53 is read back exactly from its text as a number; one more decimal is refused', () => {
