@@ -1,14 +1,32 @@
 #!/usr/bin/env node
 'use strict';
-// Runs the compiled JavaScript in dist/ (built by `npm ci`'s prepare step, `npm run build`, and
-// `npm test`): an installed agent, a systemd unit or a package never runs TypeScript through tsx.
+// The `pos-sync-agent` command. First it checks that this Node is one the product runs on
+// (package.json `engines.node`): on another, better-sqlite3 may crash the process without a word,
+// so an unsupported Node gets one line and exit 1 before anything native loads. This file and
+// node-version.cjs use syntax every Node can parse.
+//
+// Then it runs the compiled JavaScript in dist/ (in the published package; in a checkout, built by
+// `npm run build`): an installed agent, a service or the desktop app's command never runs TypeScript.
 // Developers who want the sources without building set POS_SYNC_FROM_SOURCE=1 (needs tsx).
-const path = require('node:path');
-const fs = require('node:fs');
+var path = require('path');
+var fs = require('fs');
 
-const root = path.join(__dirname, '..');
-const built = path.join(root, 'dist', 'src', 'cli', 'main.js');
-const source = path.join(root, 'src', 'cli', 'main.ts');
+var root = path.join(__dirname, '..');
+var engines = null;
+try {
+  engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines;
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a binding old Nodes can parse
+} catch (unreadable) {
+  engines = null;
+}
+var problem = require('./node-version.cjs').versionProblem(process.versions.node, engines && engines.node, process.execPath);
+if (problem) {
+  process.stderr.write(problem + '\n');
+  process.exit(1);
+}
+
+var built = path.join(root, 'dist', 'src', 'cli', 'main.js');
+var source = path.join(root, 'src', 'cli', 'main.ts');
 
 if (process.env.POS_SYNC_FROM_SOURCE === '1') {
   require('tsx/cjs');
@@ -16,6 +34,6 @@ if (process.env.POS_SYNC_FROM_SOURCE === '1') {
 } else if (fs.existsSync(built)) {
   require(built).main(process.argv.slice(2));
 } else {
-  process.stderr.write(`pos-sync-agent is not built: run \`npm run build\` in ${root} (or set POS_SYNC_FROM_SOURCE=1 in a development checkout)\n`);
+  process.stderr.write('pos-sync-agent is not built: run `npm run build` in ' + root + ' (or set POS_SYNC_FROM_SOURCE=1 in a development checkout)\n');
   process.exit(1);
 }
