@@ -1,4 +1,5 @@
 import { bodyLines, diffHunks, diffLines, type DiffLine } from '../../src/domain/line-diff';
+import { cliCommand } from './cli';
 import type { Conflict, ConflictBody } from '../../src/store/conflicts';
 import { errorText, get, getText, send } from './api';
 import { bytes, confirmDialog, fullTime, h, replace, shortTime, toast } from './dom';
@@ -44,7 +45,7 @@ function sideBySide(rows: readonly Row[], name: string): HTMLElement[] {
     const more = out.length - MAX_ROWS;
     return [
       ...out.slice(0, MAX_ROWS),
-      h('tr', { class: 'diff-skipped' }, h('td', { colspan: 2 }, `… ${more.toLocaleString()} more rows not shown; the whole comparison: pos-sync-agent conflicts ${name}`)),
+      h('tr', { class: 'diff-skipped' }, h('td', { colspan: 2 }, `… ${more.toLocaleString()} more rows not shown; the whole comparison: ${cliCommand(`conflicts ${name}`)}`)),
     ];
   }
   return out;
@@ -130,7 +131,7 @@ export class ConflictsView {
       ...comparisons,
       c.onlyFirst ? h('p', { class: 'warn' }, `Only the first can be kept: ${c.onlyFirst}`) : null,
       h('div', { class: 'row' }, ...c.bodies.map(keepButton)),
-      h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, `pos-sync-agent conflicts ${c.name}`)),
+      h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, cliCommand(`conflicts ${c.name}`))),
     );
   }
 

@@ -9,6 +9,7 @@ import { StaffView } from './staff';
 import { renderHeader, renderStatus, summaryOf } from './status';
 import { TillView } from './till';
 import type { StatusResponse } from './types';
+import { cliCommand, setCliConfigArgument } from './cli';
 
 type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'settings';
 const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'settings'];
@@ -87,6 +88,7 @@ class App {
   private async refreshOnce(): Promise<void> {
     try {
       this.status = await get<StatusResponse>('/api/status');
+      setCliConfigArgument(this.status.cliConfigArgument);
       const summary = summaryOf(this.status);
       renderHeader(this.status, summary);
       this.till.setLocations(this.status.locations);
@@ -150,7 +152,7 @@ function showSignedOut(): void {
       'section',
       { class: 'card' },
       h('h1', {}, 'This window is not signed in'),
-      h('p', {}, 'The session has ended, or the access token was changed. Open a new login link: run pos-sync-agent admin-url (in the desktop app: Open status window in the tray).'),
+      h('p', {}, `The session has ended, or the access token was changed. Open a new login link: run ${cliCommand('admin-url')} (in the desktop app: Open status window in the tray).`),
     ),
   );
 }

@@ -4,6 +4,7 @@ import { errorText, send } from './api';
 import { ConflictsView } from './conflicts';
 import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
 import type { StatusLocation, StatusResponse } from './types';
+import { cliCommand } from './cli';
 
 const LIGHT_LABEL: Record<Light, string> = { green: 'Up to date', amber: 'Check', red: 'Attention' };
 
@@ -174,7 +175,7 @@ async function forceApply(l: StatusLocation, changeSequence: number, refresh: ()
     body: [
       h('p', {}, `This applies update ${changeSequence} to ${locationLabel(l)} without the update it is waiting for. Prices from the missing update may then be wrong until support resends it.`),
       h('p', {}, 'Do this only when support has told you to. Your name and reason go to the audit log.'),
-      h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, `pos-sync-agent force-apply ${name} --reason "…"`)),
+      h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, cliCommand(`force-apply ${name} --reason "…"`))),
     ],
     confirmLabel: `Force apply update ${changeSequence}`,
     danger: true,

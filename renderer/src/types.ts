@@ -12,6 +12,8 @@ export interface StatusResponse {
   readonly pausedBy?: string | null;
   readonly pausedAt?: string | null;
   readonly gapAlertMinutes: number;
+  /** The ` --config FILE` a command needs to reach this agent ('' when none is needed). */
+  readonly cliConfigArgument?: string;
   /** sync.baselineSettleSeconds: how long a new location's first deliveries are collected. */
   readonly baselineSettleSeconds: number;
   readonly locations: StatusLocation[];

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config/schema';
+import { resolveSiteConfig, type SiteConfig } from '../config/site';
 import { configureLogging, type Logger } from '../log';
 import { loadConfigWithSecrets } from '../ops/secrets';
 import path from 'node:path';
@@ -23,13 +25,22 @@ export interface CommandContext {
   readonly args: readonly string[];
   readonly values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   readonly json: boolean;
-  /** Loads and validates the configuration named by --config (or defaults + environment). */
+  /** The site's configuration file, by the one rule every entry point follows (config/site.ts). */
+  site(): SiteConfig;
+  /** Loads and validates the site's configuration (--config, POS_SYNC_CONFIG, the default files or defaults). */
   config(): Readonly<Config>;
   /** A logger writing to the agent's log folder (and stderr), with secrets redacted. */
   logger(config: Readonly<Config>, options?: { console?: boolean }): Logger;
   out(text: string): void;
   printJson(value: unknown): void;
 }
+
+/**
+ * What a command does with the data folder: `read` only reads it (and never creates it), `change`
+ * changes it (through the running agent, or directly when none runs), `none` does not act on the
+ * site's data (or, like serve and restore, names what it creates itself).
+ */
+export type DataUse = 'read' | 'change' | 'none';
 
 export interface Command {
   /** One or two words: `serve`, `staff search`. */
@@ -47,14 +58,21 @@ export class UsageError extends Error {}
 
 export function makeContext(args: string[], values: CommandContext['values']): CommandContext {
   let cached: Readonly<Config> | null = null;
+  let site: SiteConfig | null = null;
+  const siteConfig = (): SiteConfig => {
+    site ??= resolveSiteConfig({ option: typeof values.config === 'string' ? values.config : null, exists: (file) => fs.existsSync(file) });
+    return site;
+  };
   return {
     args,
     values,
     json: values.json === true,
+    site: siteConfig,
     config() {
       if (!cached) {
         // Secrets left out of the config file come from POS_SYNC_SECRET_* or the owner-only secrets file.
-        cached = loadConfigWithSecrets({ file: typeof values.config === 'string' ? values.config : null }).config;
+        const { file, defaultDataDir } = siteConfig();
+        cached = loadConfigWithSecrets({ file, defaultDataDir }).config;
       }
       return cached;
     },

@@ -3,7 +3,11 @@ import { ConfigError, AppError, describeError } from '../errors';
 import { redactor } from '../log';
 import { appVersion } from '../version';
 import { EXIT, UsageError, makeContext, type Command } from './command';
-import { COMMANDS } from './commands';
+import fs from 'node:fs';
+import { COMMANDS, dataUseOf } from './commands';
+import { checkSite } from './site-check';
+import { setInvocationConfigArgument } from '../config/invocation';
+import { configArgument } from '../config/site';
 import { guardOutputStreams, writeErr, writeOut } from './output';
 import { restrictUmask } from '../ops/private-files';
 
@@ -85,7 +89,8 @@ function help(): string {
     'Commands:',
     ...COMMANDS.map(helpLine),
     '',
-    'Every command takes --config FILE (default: built-in defaults plus POS_SYNC__* environment variables)',
+    'Every command takes --config FILE (default: $POS_SYNC_CONFIG, else the machine-wide file, else your own;',
+    'see docs/operations.md "Where the configuration lives"; plus POS_SYNC__* environment variables)',
     'and --json where it prints data; options may stand before or after the command.',
     '`pos-sync-agent COMMAND --help` shows one command; `--version` prints the version.',
     EXIT_CODES_TEXT,
@@ -98,7 +103,7 @@ function commandHelp(command: Command): string {
     '',
     `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
     '',
-    '  --config FILE   the site configuration (default: built-in defaults plus POS_SYNC__* variables)',
+    '  --config FILE   the site configuration (default: $POS_SYNC_CONFIG, the machine-wide file, your own)',
     '  --json          print JSON (errors too: {"error":{"id","message"}} on stderr)',
     '  -h, --help      this help',
     '',
@@ -215,7 +220,11 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (positionals.length < min || positionals.length > max) {
       throw new UsageError(`expected: pos-sync-agent ${`${command.name} ${command.usage}`.trim()}`);
     }
-    return await command.run(makeContext(positionals, parsed.values));
+    const ctx = makeContext(positionals, parsed.values);
+    // Hints this command prints (`Run: pos-sync-agent ...`) carry the --config it needs to reach this site.
+    setInvocationConfigArgument(configArgument(ctx.site(), { exists: (file) => fs.existsSync(file) }));
+    checkSite(ctx, command.name, dataUseOf(command));
+    return await command.run(ctx);
   } catch (err) {
     return report(failureOf(err, command), json);
   }

@@ -3,15 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors';
 import { ConfigSchema, type Config } from './schema';
+import { APP_NAME, userDataDir } from './site';
 
-export const APP_NAME = 'pos-sync-agent';
+export { APP_NAME };
 export const ENV_PREFIX = 'POS_SYNC__';
 
 /** The per-user app-data folder: %APPDATA% on Windows, Application Support on macOS, XDG on Linux. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(os.homedir(), 'AppData', 'Roaming'), APP_NAME);
-  if (platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', APP_NAME);
-  return path.join(env.XDG_DATA_HOME ?? path.join(os.homedir(), '.local', 'share'), APP_NAME);
+  return userDataDir(env, platform, os.homedir());
 }
 
 /**
@@ -63,6 +62,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Applied last; used by tests and the Electron shell. */
   overrides?: Record<string, unknown>;
+  /** The data folder when the configuration sets none (config/site.ts: the machine-wide or the user's). */
+  defaultDataDir?: string;
 }
 
 /** Reads, merges (defaults < file < environment < overrides), validates and freezes the configuration. */
@@ -85,7 +86,7 @@ export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
       throw new ConfigError('(file)', `${options.file} must hold a JSON object`);
     }
   }
-  const merged = deepMerge(deepMerge(deepMerge({ dataDir: defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
+  const merged = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
   return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd());
 }
 

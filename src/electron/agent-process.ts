@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { AdminService } from '../admin/service';
 import type { SecretsBridge, SecretSource } from '../admin/routes/secrets';
@@ -8,6 +9,8 @@ import { AppError, ConfigError, describeError } from '../errors';
 import { configureLogging, redactor, stderrLogger, type Logger } from '../log';
 import { restrictUmask } from '../ops/private-files';
 import { startAgent, type StartedAgent } from '../ops/startup';
+import { configArgument, siteForFile } from '../config/site';
+import { setInvocationConfigArgument } from '../config/invocation';
 import { loadConfigWithSecrets } from '../ops/secrets';
 import { parseParentMessage, type ChildMessage, type ParentMessage, type SecretSources } from './channel';
 import { adminOriginOf, trayState } from './policy';
@@ -161,7 +164,10 @@ class AgentProcess {
 
   private async start(message: Extract<ParentMessage, { type: 'start' }>): Promise<void> {
     this.sources = message.sources;
-    const { config } = loadConfigWithSecrets({ file: message.configFile, store: new HandedSecrets(message.secrets) });
+    const site = siteForFile(message.configFile);
+    const { config } = loadConfigWithSecrets({ file: site.file, defaultDataDir: site.defaultDataDir, store: new HandedSecrets(message.secrets) });
+    // The window's hints (force-apply, conflicts) carry the --config a command needs to reach this agent.
+    setInvocationConfigArgument(configArgument(site, { exists: (file) => fs.existsSync(file) }));
     // Its own file: the shell's main process writes desktop.log in the same folder.
     this.log = configureLogging({ dir: config.log.dir ?? path.join(config.dataDir, 'logs'), level: config.log.level, maxFileBytes: config.log.maxFileBytes, console: false });
     this.log.info(`[agent-process] starting (pid ${process.pid}); data in ${config.dataDir}`);

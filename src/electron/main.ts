@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, Menu, nativeImage, safeStorage, shell, Tray, utilityProcess, type NativeImage } from 'electron';
 import electronLog from 'electron-log/main';
-import { defaultDataDir, type LoadOptions } from '../config/load';
+import type { LoadOptions } from '../config/load';
+import { resolveSiteConfig } from '../config/site';
 import { AppError, describeError } from '../errors';
 import { configureLogging, redactor, type Logger } from '../log';
 import { installCrashHandlers } from '../ops/crash';
 import { dataDirFor, rawConfigInput } from '../ops/secrets';
 import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigFile, startHidden, type TrayColour } from './policy';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
 
@@ -307,8 +308,10 @@ function main(): void {
     tray.on('click', showWindow);
     tray.setContextMenu(buildTrayMenu());
     try {
-      const file = desktopConfigFile(process.argv, process.env, path.join(defaultDataDir(), 'config.json'), (f) => fs.existsSync(f));
-      const options: LoadOptions = { file };
+      // The same rule as every other entry point (config/site.ts): --config, POS_SYNC_CONFIG, the
+      // machine-wide file, the user's own, else built-in defaults.
+      const site = resolveSiteConfig({ option: desktopConfigOption(process.argv), exists: (f) => fs.existsSync(f) });
+      const options: LoadOptions = { file: site.file, defaultDataDir: site.defaultDataDir };
       logDir = desktopLogDir(options);
       log = configureLogging({ dir: logDir, level: 'info', maxFileBytes: 5 * 1024 * 1024, console: !app.isPackaged, fileName: 'desktop.log' }, electronLog);
       log.info(`[shell] POS Sync Agent ${app.getVersion()} starting (Electron ${process.versions.electron}); agent log in ${path.join(logDir, 'agent.log')}`);

@@ -79,16 +79,14 @@ export function trayState(summary: { light: Light; headline: string } | null, pa
 }
 
 /**
- * Which configuration file the desktop app reads: `--config FILE`, else POS_SYNC_CONFIG, else
- * <default data folder>/config.json when it exists, else none (built-in defaults + environment).
+ * The `--config FILE` the desktop app was started with, if any. Without one it finds the site as every
+ * entry point does (config/site.ts: POS_SYNC_CONFIG, the machine-wide file, the user's own).
  */
-export function desktopConfigFile(argv: readonly string[], env: NodeJS.ProcessEnv, defaultFile: string, exists: (file: string) => boolean): string | null {
+export function desktopConfigOption(argv: readonly string[]): string | null {
   const i = argv.indexOf('--config');
   if (i >= 0 && argv[i + 1]) return argv[i + 1]!;
   const inline = argv.find((a) => a.startsWith('--config='));
-  if (inline) return inline.slice('--config='.length) || null;
-  if (env.POS_SYNC_CONFIG) return env.POS_SYNC_CONFIG;
-  return exists(defaultFile) ? defaultFile : null;
+  return inline ? inline.slice('--config='.length) || null : null;
 }
 
 /** Started by the login item: stay in the tray, no window. */

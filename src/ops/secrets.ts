@@ -222,14 +222,14 @@ export function rawConfigInput(options: LoadOptions = {}): { raw: Record<string,
       throw new ConfigError('(file)', `cannot read ${options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
-  const raw = deepMerge(deepMerge(deepMerge({ dataDir: defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
+  const raw = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
   return { raw: (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>, relativeTo: options.file ? path.dirname(path.resolve(options.file)) : process.cwd() };
 }
 
 /** The data folder the (possibly not yet valid) configuration points at (Electron puts its secrets file there). */
 export function dataDirFor(options: LoadOptions = {}): string {
   const { raw, relativeTo } = rawConfigInput(options);
-  return path.resolve(relativeTo, typeof raw.dataDir === 'string' ? raw.dataDir : defaultDataDir(options.env ?? process.env));
+  return path.resolve(relativeTo, typeof raw.dataDir === 'string' ? raw.dataDir : (options.defaultDataDir ?? defaultDataDir(options.env ?? process.env)));
 }
 
 /** The secrets file the (possibly not yet valid) configuration points at. */

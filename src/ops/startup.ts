@@ -1,4 +1,5 @@
 import { webhookExposureProblems } from '../webhook/exposure';
+import { cliCommand } from '../config/invocation';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -119,7 +120,7 @@ export function dataDirProblems(config: Readonly<Config>): ConfigProblem[] {
   if (cutShort) {
     problems.push({
       field: 'dataDir',
-      message: `a restore from ${cutShort.from} (started ${cutShort.startedAt}) was cut short, so the data files may be from two different sets: run \`pos-sync-agent restore ${cutShort.from}\` again, then start the agent`,
+      message: `a restore from ${cutShort.from} (started ${cutShort.startedAt}) was cut short, so the data files may be from two different sets: run \`${cliCommand(`restore ${cutShort.from}`)}\` again, then start the agent`,
     });
   }
   if (config.log.dir) {

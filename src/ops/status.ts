@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema';
+import { cliCommand } from '../config/invocation';
 import { listBackups } from './backup/files';
 import { interruptedRestore } from './backup/restore';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
@@ -38,6 +39,6 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
   );
   for (const warning of clock.warnings) lines.push(`Clock: ${warning}`);
   const restore = interruptedRestore(config.dataDir);
-  if (restore) lines.unshift(`RESTORE INTERRUPTED: the restore from ${restore.from} (started ${restore.startedAt}) did not finish; run \`pos-sync-agent restore ${restore.from}\` again before starting the agent`);
+  if (restore) lines.unshift(`RESTORE INTERRUPTED: the restore from ${restore.from} (started ${restore.startedAt}) did not finish; run \`${cliCommand(`restore ${restore.from}`)}\` again before starting the agent`);
   return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock, interruptedRestore: restore } };
 }

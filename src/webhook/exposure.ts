@@ -1,3 +1,4 @@
+import { cliCommand } from '../config/invocation';
 import type { Config } from '../config/schema';
 import { isLoopbackHost } from './server';
 
@@ -46,7 +47,7 @@ export function webhookExposureProblems(config: Pick<Config, 'webhook' | 'tunnel
       field: 'webhook.bearerToken',
       message:
         `the webhook can be reached from outside this PC (${e.because.join(', ')}) but has no bearer token, so anyone who finds its address could change your prices: ` +
-        'set webhook.bearerToken to the token registered with head office (`pos-sync-agent secrets set webhook.bearerToken`), ' +
+        `set webhook.bearerToken to the token registered with head office (\`${cliCommand('secrets set webhook.bearerToken')}\`), ` +
         'or, only if head office cannot send one, set webhook.allowUnauthenticated to true',
     },
   ];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
 import { SAMPLES_DIR, tempDir } from '../helpers/fixtures';
+import { createSiteData } from '../helpers/site-data';
 
 /** The real CLI as a user runs it: its own process, its own exit code, its own stdout and stderr. */
 const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
@@ -36,6 +37,7 @@ const sample = (n: string): string => path.join(SAMPLES_DIR, fs.readdirSync(SAMP
 
 function site(): { dir: string; config: string } {
   const dir = tempDir();
+  createSiteData(path.join(dir, 'data'));
   return { dir, config: writeConfig(dir, { dataDir: path.join(dir, 'data') }) };
 }
 
@@ -113,6 +115,7 @@ describe('the CLI process', () => {
     const text = cli(['lookup', '--plu', '4242', '--config', config]);
     assert.equal(text.status, 1);
     assert.equal(text.stderr, 'no item with PLU 4242 [plu_not_found]\n');
+    assert.match(text.stdout, /^Data folder: .*\/data \(configuration: .*config\.json \(--config\)\)\n$/);
   });
 
   it('prints --version, one command\'s help, and never echoes the rest of an unknown line (point 9)', () => {
@@ -188,7 +191,7 @@ describe('the CLI process', () => {
     const local = new Date(Date.parse(iso) + 330 * 60_000).toISOString().replace('T', ' ').slice(0, 19);
     const text = cli(['status', '--config', config], { env });
     assert.ok(text.stdout.includes(`last applied ChangeSequence 1041 at ${local} +05:30`), text.stdout);
-    assert.match(cli(['deliveries', '--config', config], { env }).stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 {2}3021 {2}1041/);
+    assert.match(cli(['deliveries', '--config', config], { env }).stdout, /^Data folder: .*\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 {2}3021 {2}1041/);
 
     const unknown = cli(['lookup', '--plu', '999999', '--config', config]);
     assert.equal(unknown.status, 1);

@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import { cliCommand } from '../../config/invocation';
 import { AppError } from '../../errors';
 import {
   CSRF_HEADER,
@@ -63,7 +64,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     const used = check.ok && usedCodes.has(check.nonce);
     if (!check.ok || used) {
       const why = used ? 'This login link has already been used.' : check.ok ? '' : check.reason === 'expired' ? 'This login link has expired.' : 'This link is not valid for this agent.';
-      res.status(401).type('text/plain').send(`${why} Run: pos-sync-agent admin-url (or open the window from the tray) for a new one.\n`);
+      res.status(401).type('text/plain').send(`${why} Run: ${cliCommand('admin-url')} (or open the window from the tray) for a new one.\n`);
       return;
     }
     usedCodes.set(check.nonce, check.expiresAt);
@@ -86,7 +87,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     res
       .status(decision.status)
       .type('text/plain')
-      .send('The status window needs its access link. Open the login link the agent printed when it started (pos-sync-agent serve), or run: pos-sync-agent admin-url\n');
+      .send(`The status window needs its access link. Open the login link the agent printed when it started (${cliCommand('serve')}), or run: ${cliCommand('admin-url')}\n`);
   });
 
   router.use((req, _res, next) => {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { invocationConfigArgument } from '../../config/invocation';
 import { AppError } from '../../errors';
 import { storedBody } from '../../store/queries';
 import type { AdminDeps } from '../deps';
@@ -25,6 +26,7 @@ export function statusRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
       ...pausedByAt(agent.core.pause()),
       refusals: agent.refusals.snapshot(),
       gapAlertMinutes: agent.config.admin.gapAlertMinutes,
+      cliConfigArgument: invocationConfigArgument(),
       baselineSettleSeconds: agent.config.sync.baselineSettleSeconds,
       locations: core.status(),
       alerts: collectAlerts(agent, deps.panelServices, log),

@@ -1,4 +1,5 @@
 import { AgentCore, operatorName } from '../../core';
+import { cliCommand } from '../../config/invocation';
 import { timeWithZone } from '../../domain/local-time';
 import { bodyLines, diffHunks, diffLines } from '../../domain/line-diff';
 import { parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
@@ -28,7 +29,7 @@ function bodyLine(b: ConflictBody, index: number): string {
 function describeConflict(c: Conflict): string[] {
   const lines = [`Update ${c.name}: ${c.bodies.length} different bodies`, ...c.bodies.map(bodyLine)];
   if (c.onlyFirst) lines.push(`  Only #${c.bodies[0]!.inboxId} can be kept: ${c.onlyFirst}`);
-  lines.push(`  Compare: pos-sync-agent conflicts ${c.name}`, `  Keep one: pos-sync-agent resolve-conflict ${c.name} --keep ${c.onlyFirst ? 'first' : 'first|later'} --reason TEXT`);
+  lines.push(`  Compare: ${cliCommand(`conflicts ${c.name}`)}`, `  Keep one: ${cliCommand(`resolve-conflict ${c.name} --keep ${c.onlyFirst ? 'first' : 'first|later'} --reason TEXT`)}`);
   return lines;
 }
 
@@ -73,7 +74,7 @@ export const conflictsCommand: Command = {
           ctx.out(l.kind === 'skipped' ? `  … ${l.count} identical lines …` : `${l.kind === 'removed' ? '-' : l.kind === 'added' ? '+' : ' '} ${l.text}`);
         }
       }
-      ctx.out(`\nKeep one: pos-sync-agent resolve-conflict ${conflict.name} --keep ${conflict.onlyFirst ? 'first' : 'first|later'} --reason TEXT`);
+      ctx.out(`\nKeep one: ${cliCommand(`resolve-conflict ${conflict.name} --keep ${conflict.onlyFirst ? 'first' : 'first|later'} --reason TEXT`)}`);
       return EXIT.ok;
     });
   },
@@ -117,7 +118,7 @@ export const resolveConflictCommand: Command = {
     else {
       ctx.out(`Kept #${resolution.kept} of update ${resolution.name}${resolution.dropped.length > 0 ? `; dropped ${resolution.dropped.map((id) => `#${id}`).join(', ')}` : ''}.`);
       for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}.`);
-      if (resolution.keptState === 'pending' && !applied.some((a) => a.inboxId === resolution.kept)) ctx.out('It waits for its turn: see `pos-sync-agent status`.');
+      if (resolution.keptState === 'pending' && !applied.some((a) => a.inboxId === resolution.kept)) ctx.out(`It waits for its turn: see \`${cliCommand('status')}\`.`);
     }
     return EXIT.ok;
   },

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
 import { redactor } from '../../log';
 import {
@@ -142,7 +143,7 @@ export const devPublisher: Command = {
       for (const f of summary.failed) ctx.out(`  gave up on location ${f.locationId} change ${f.changeSequence}: ${f.lastError}`);
       if (plan.dropped.length > 0) {
         ctx.out(`Dropped ${plan.dropped.length} (never sent): ${summary.dropped.map((d) => `${d.locationId}/${d.changeSequence}`).join(', ')}`);
-        if (droppedFiles.length > 0) ctx.out(`  written to ${droppedDir}; deliver them by hand with: pos-sync-agent import FILE`);
+        if (droppedFiles.length > 0) ctx.out(`  written to ${droppedDir}; deliver them by hand with: ${cliCommand('import FILE')}`);
       }
       ctx.out(`Chains end at: ${Object.entries(summary.lastChangeSequence).map(([l, s]) => `${l}=${s}`).join(', ')}`);
     }

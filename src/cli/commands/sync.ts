@@ -1,4 +1,5 @@
 import { maskConfig } from '../../config/load';
+import { cliCommand } from '../../config/invocation';
 import { operatorName, readImportFile } from '../../core';
 import { isIsoDate } from '../../domain/dates';
 import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
@@ -95,7 +96,7 @@ export const importCommand: Command = {
       const e = outcome.envelope;
       ctx.out(`Stored update ${formatUpdateName(e.LocationID, e.ChangeSequence)} (location ${e.LocationID} ChangeSequence ${e.ChangeSequence}, parent ${e.ParentChangeSequence}; inbox #${outcome.inboxId}): ${outcome.decision}.`);
       for (const a of applied) ctx.out(`Applied location ${a.locationId} ChangeSequence ${a.changeSequence}${a.baseline ? ' as baseline' : ''} (${plural(a.warnings, 'warning', 'warnings')}).`);
-      if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out('Not applied yet: see `pos-sync-agent status`.');
+      if (!applied.some((a) => a.inboxId === outcome.inboxId) && outcome.decision === 'new') ctx.out(`Not applied yet: see \`${cliCommand('status')}\`.`);
     }
     return outcome.kind === 'rejected' ? EXIT.invalidInput : EXIT.ok;
   },
@@ -103,7 +104,7 @@ export const importCommand: Command = {
 
 function describePause(p: PauseState): string {
   if (!p.paused) return 'Applying updates: running.';
-  return `Applying updates: PAUSED${p.changedBy ? ` by ${p.changedBy}` : ''}${p.changedAt ? ` at ${timeWithZone(p.changedAt)}` : ''}; deliveries are still received and stored. Resume with \`pos-sync-agent resume\`.`;
+  return `Applying updates: PAUSED${p.changedBy ? ` by ${p.changedBy}` : ''}${p.changedAt ? ` at ${timeWithZone(p.changedAt)}` : ''}; deliveries are still received and stored. Resume with \`${cliCommand('resume')}\`.`;
 }
 
 function pauseCommand(paused: boolean): Command {
@@ -159,7 +160,7 @@ export function describeLocation(s: LocationStatus, settleSeconds = 60): string[
     if (w.note) lines.push(`    ${w.note}`);
   }
   if (s.conflicts > 0) {
-    lines.push(`  ${plural(s.conflicts, 'update was', 'updates were')} received again with different content (not applied): compare with \`pos-sync-agent conflicts\`, keep one with \`resolve-conflict\``);
+    lines.push(`  ${plural(s.conflicts, 'update was', 'updates were')} received again with different content (not applied): compare with \`${cliCommand('conflicts')}\`, keep one with \`resolve-conflict\``);
   }
   if (s.warnings > 0) {
     lines.push(`  ${s.warnings} unacknowledged warnings:`);

@@ -6,7 +6,7 @@ import {
   SECURE_WEB_PREFERENCES,
   acceptLoginLink,
   adminOriginOf,
-  desktopConfigFile,
+  desktopConfigOption,
   isAllowedNavigation,
   permissionDecision,
   startHidden,
@@ -97,14 +97,12 @@ describe('trayState', () => {
   });
 });
 
-describe('desktopConfigFile and startHidden', () => {
-  const none = (): boolean => false;
-  it('prefers --config, then POS_SYNC_CONFIG, then the default file if present', () => {
-    assert.equal(desktopConfigFile(['electron', '.', '--config', 'a.json'], { POS_SYNC_CONFIG: 'b.json' }, 'c.json', () => true), 'a.json');
-    assert.equal(desktopConfigFile(['app', '--config=a2.json'], {}, 'c.json', () => true), 'a2.json');
-    assert.equal(desktopConfigFile(['app'], { POS_SYNC_CONFIG: 'b.json' }, 'c.json', () => true), 'b.json');
-    assert.equal(desktopConfigFile(['app'], {}, 'c.json', (f) => f === 'c.json'), 'c.json');
-    assert.equal(desktopConfigFile(['app'], {}, 'c.json', none), null);
+describe('desktopConfigOption and startHidden', () => {
+  it('takes --config FILE or --config=FILE from the command line, else none (the site rule decides: config/site.ts)', () => {
+    assert.equal(desktopConfigOption(['electron', '.', '--config', 'a.json']), 'a.json');
+    assert.equal(desktopConfigOption(['app', '--config=a2.json']), 'a2.json');
+    assert.equal(desktopConfigOption(['app', '--hidden']), null);
+    assert.equal(desktopConfigOption(['app', '--config=']), null);
   });
   it('starts hidden only when the login item says so', () => {
     assert.equal(startHidden(['app', '--hidden']), true);

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { cliCommand } from '../config/invocation';
+import { describeSite } from '../config/site';
+import { AppError } from '../errors';
+import { isInstanceLocked } from '../ops/instance';
+import { AGENT_FILE } from '../store/database';
+import type { CommandContext, DataUse } from './command';
+
+/** Does the folder hold a site's data (an agent has run there)? Asked without creating anything. */
+export function holdsData(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, AGENT_FILE));
+}
+
+/**
+ * Before a command that reads or changes the site's data: says which data folder and configuration it
+ * acts on (the first line of its output; with --json, nothing more is printed). A read-only
+ * command on a folder without data refuses and creates nothing. A change there is handed to an agent
+ * that runs on it (it may be starting), made when the configuration was named (--config,
+ * POS_SYNC_CONFIG), and refused when the configuration was only found by default.
+ */
+export function checkSite(ctx: CommandContext, commandName: string, use: DataUse): void {
+  if (use === 'none') return;
+  const config = ctx.config();
+  const where = describeSite(ctx.site());
+  if (!ctx.json) ctx.out(`Data folder: ${config.dataDir} (configuration: ${where})`);
+  if (holdsData(config.dataDir)) return;
+  if (use === 'change' && fs.existsSync(config.dataDir) && isInstanceLocked(config.dataDir)) return;
+  // A change on a configuration named on purpose (--config, POS_SYNC_CONFIG) may start that site's
+  // data (support's manual delivery before the first start); one found by default may not: that is
+  // how an import once went into a folder no agent read.
+  const named = ctx.site().source === 'option' || ctx.site().source === 'environment';
+  if (use === 'change' && named) {
+    if (!ctx.json) ctx.out(`No data in ${config.dataDir} yet: it is created for this site.`);
+    return;
+  }
+  const start = cliCommand('serve');
+  throw new AppError(
+    'no_site_data',
+    404,
+    use === 'read'
+      ? `no agent has run on ${config.dataDir} (configuration: ${where}): nothing to show, and nothing was created. ` +
+          `Give the site's configuration with --config FILE (or ${'POS_SYNC_CONFIG'}), or start the agent first: ${start}`
+      : `${commandName} refused: no agent runs on ${config.dataDir} and it holds no data (configuration: ${where}), so this could start a second, empty site. ` +
+          `Give the site's configuration with --config FILE (or POS_SYNC_CONFIG), or start the agent first: ${start}`,
+  );
+}
