@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The first step of `npm test`: the suites test with real tools (Chromium, nginx, libfiu, unixODBC with
-// SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, a second OS user through setpriv). What is
+// SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, makensis, a second OS user through setpriv). What is
 // missing is installed from Debian's packages when this may (root, with apt-get); otherwise the run
 // stops here naming the one command that fixes it. Never a silently skipped suite.
 import { spawnSync } from 'node:child_process';
@@ -29,6 +29,7 @@ const NEEDS = [
   ['openssl (TLS test certificates)', () => has('openssl', ['version']), ['openssl']],
   ['setpriv (a second OS user)', () => has('setpriv', ['--version']), ['util-linux']],
   ['systemd-analyze (the service unit)', () => has('systemd-analyze', ['--version']), ['systemd']],
+  ['makensis (the installer script compiles)', () => has('makensis', ['-VERSION']), ['nsis']],
 ];
 
 function missing() {

@@ -23,9 +23,12 @@ export interface ChildAgent {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs `pos-sync-agent serve --config FILE` as a real child process and waits until it listens. */
-export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<ChildAgent> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'serve', '--config', configFile], {
+/**
+ * Runs `pos-sync-agent serve --config FILE` as a real child process and waits until it listens.
+ * `command` is the program to run (default: this checkout's bin under this Node), e.g. an installed one.
+ */
+export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv = {}, command: readonly string[] = [process.execPath, path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs')]): Promise<ChildAgent> {
+  const child = spawn(command[0]!, [...command.slice(1), 'serve', '--config', configFile], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

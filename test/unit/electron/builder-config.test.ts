@@ -32,9 +32,10 @@ describe('electron-builder.yml', () => {
     await assert.rejects(builderConfig.validateConfiguration({ ...structuredClone(config), nsis: { oneClik: false } }, logger), 'the validator does reject a typo');
   });
 
-  it('closes the run-as-node and inspector back doors', () => {
+  it('closes the NODE_OPTIONS and inspector back doors; run-as-node stays for the command', () => {
     const f = config.electronFuses;
-    assert.equal(f.runAsNode, false);
+    // On: the desktop app's pos-sync-agent command runs the CLI through it (test/integration/install/desktop-command.test.ts).
+    assert.equal(f.runAsNode, true);
     assert.equal(f.enableNodeOptionsEnvironmentVariable, false);
     assert.equal(f.enableNodeCliInspectArguments, false);
     assert.equal(f.onlyLoadAppFromAsar, true);
