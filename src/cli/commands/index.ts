@@ -13,7 +13,8 @@ export const COMMANDS: readonly Command[] = [serve, importCommand, status, looku
 /**
  * What each command does with the site's data folder (cli/site-check.ts): read-only commands never
  * create it; changes refuse an empty folder with no agent. A command not listed acts on no site data
- * (serve creates its folder; config, secrets, restore and the dev tools name what they use).
+ * (serve creates its folder; config, secrets, restore and the dev tools name what they use; diagnose
+ * reports a site in any state, one without data too, for support).
  */
 const DATA_USE: Readonly<Record<string, DataUse>> = {
   status: 'read',
@@ -30,7 +31,6 @@ const DATA_USE: Readonly<Record<string, DataUse>> = {
   'backup list': 'read',
   'ops status': 'read',
   'tunnel status': 'read',
-  diagnose: 'read',
   import: 'change',
   'force-apply': 'change',
   'ack-warnings': 'change',
