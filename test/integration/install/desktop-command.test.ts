@@ -29,16 +29,25 @@ const config = yaml.load(fs.readFileSync(path.join(ROOT, 'electron-builder.yml')
   linux: { extraResources: Resource[] };
   nsis: { include: string };
 };
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; scripts: Record<string, string> };
 
-describe("the desktop app's pos-sync-agent command", () => {
+describe("the desktop app's pos-sync-agent command and Windows service", () => {
   it('electron-builder.yml ships the CLI entry and a shim per OS, and keeps run-as-node on for it', () => {
     assert.ok(config.files.includes('bin/*.cjs'), 'bin/pos-sync-agent.cjs goes into app.asar');
     assert.ok(config.files.includes('dist/src/**/*.js'));
     assert.equal(config.electronFuses.runAsNode, true, 'ELECTRON_RUN_AS_NODE is how the shims run the CLI');
-    assert.deepEqual(config.win.extraResources, [{ from: 'packaging/windows/pos-sync-agent.cmd', to: 'bin/pos-sync-agent.cmd' }]);
+    assert.deepEqual(config.win.extraResources, [
+      { from: 'packaging/windows/pos-sync-agent.cmd', to: 'bin/pos-sync-agent.cmd' },
+      { from: 'build/winsw/pos-sync-agent-service.exe', to: 'service/pos-sync-agent-service.exe' },
+      { from: 'packaging/windows/pos-sync-agent-service.xml', to: 'service/pos-sync-agent-service.xml' },
+    ]);
     assert.deepEqual(config.linux.extraResources, [{ from: 'packaging/linux/pos-sync-agent', to: 'bin/pos-sync-agent' }]);
-    for (const r of [...config.win.extraResources, ...config.linux.extraResources]) assert.ok(fs.existsSync(path.join(ROOT, r.from)), r.from);
+    // Every resource is in the repository, except the service wrapper that `npm run dist` fetches first.
+    for (const r of [...config.win.extraResources, ...config.linux.extraResources]) {
+      if (r.from.startsWith('build/')) continue;
+      assert.ok(fs.existsSync(path.join(ROOT, r.from)), r.from);
+    }
+    assert.match(pkg.scripts.dist ?? '', /node scripts\/fetch-winsw\.mjs && electron-builder/);
     assert.equal(config.nsis.include, 'packaging/windows/installer.nsh');
   });
 
@@ -96,16 +105,50 @@ describe("the desktop app's pos-sync-agent command", () => {
         '  StrCmp "$R9" "--updated" `${_t}` `${_f}`',
         '!macroend',
         '!define isUpdated `"" isUpdated ""`',
+        // electron-builder's own running-app check, which customCheckAppRunning calls after stopping the service.
+        '!macro IS_POWERSHELL_AVAILABLE\n!macroend',
+        '!macro _CHECK_APP_RUNNING\n!macroend',
         `!include "${path.join(ROOT, config.nsis.include)}"`,
         `OutFile "${path.join(dir, `${mode}.exe`)}"`,
         'InstallDir "$PROGRAMFILES64\\POS Sync Agent"',
         'RequestExecutionLevel admin',
-        mode === 'uninstall' ? 'Section "un.main"\n  !insertmacro customUnInstall\nSectionEnd' : 'Section "main"\n  !insertmacro customInstall\nSectionEnd',
+        mode === 'uninstall'
+          ? 'Section "un.main"\n  !insertmacro customCheckAppRunning\n  !insertmacro customUnInstall\nSectionEnd'
+          : 'Section "main"\n  !insertmacro customCheckAppRunning\n  !insertmacro customInstall\nSectionEnd',
         mode === 'uninstall' ? `Section "write"\n  WriteUninstaller "$INSTDIR\\u.exe"\nSectionEnd` : '',
       ].join('\n');
       fs.writeFileSync(path.join(dir, `${mode}.nsi`), script);
       const r = spawnSync('makensis', ['-V2', '-WX', path.join(dir, `${mode}.nsi`)], { encoding: 'utf8' });
       assert.equal(r.status, 0, `${mode}: ${r.stdout}${r.stderr}`);
     }
+  });
+});
+
+describe('the Windows service definition (WinSW)', () => {
+  const xml = fs.readFileSync(path.join(ROOT, 'packaging', 'windows', 'pos-sync-agent-service.xml'), 'utf8');
+  const tag = (name: string): string[] => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((m) => m[1]!);
+
+  it('runs serve through the app runtime in Node mode on the machine-wide configuration, as LocalService, restarting on failure', () => {
+    assert.deepEqual(tag('id'), ['pos-sync-agent']);
+    assert.deepEqual(tag('executable'), [`%BASE%\\..\\..\\${config.productName}.exe`]);
+    assert.deepEqual(tag('arguments'), ['"%BASE%\\..\\app.asar\\bin\\pos-sync-agent.cjs" serve --config "%ProgramData%\\pos-sync-agent\\config.json"']);
+    assert.match(xml, /<env name="ELECTRON_RUN_AS_NODE" value="1"\/>/);
+    assert.deepEqual(tag('startmode'), ['Automatic']);
+    assert.deepEqual(tag('domain'), ['NT AUTHORITY']);
+    assert.deepEqual(tag('user'), ['LocalService']);
+    assert.equal([...xml.matchAll(/<onfailure action="restart"/g)].length, 3);
+    assert.doesNotMatch(xml, /<password>/);
+  });
+
+  it('the wrapper is used only when its bytes are the pinned WinSW release', async () => {
+    const fetchWinsw = (await import(path.join(ROOT, 'scripts', 'fetch-winsw.mjs'))) as { problemWith(bytes: Buffer): string | null; WINSW: { bytes: number; sha256: string } };
+    assert.match(fetchWinsw.WINSW.sha256, /^[0-9a-f]{64}$/);
+    assert.match(String(fetchWinsw.problemWith(Buffer.alloc(10))), /10 bytes, expected 655872/);
+    assert.match(String(fetchWinsw.problemWith(Buffer.alloc(fetchWinsw.WINSW.bytes))), /SHA-256 [0-9a-f]{64}, expected b5066b7b/);
+    const fake = path.join(tempDir(), 'WinSW.NET461.exe');
+    fs.writeFileSync(fake, Buffer.alloc(fetchWinsw.WINSW.bytes, 1));
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'fetch-winsw.mjs'), '--from', fake], { encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /refused: SHA-256 .* Nothing was written\./);
   });
 });
