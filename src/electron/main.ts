@@ -13,6 +13,7 @@ import { hardenApp, safeUrl } from './harden';
 import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
+import { CLIENT_LOGIN_HINT, clientTrayState, desktopMode, probeService, type ServiceEndpoints, type ServiceState } from './service-client';
 
 /**
  * The desktop shell's main process: one instance, a tray icon showing the status colour, a window that
@@ -35,6 +36,9 @@ let adminOrigin: string | null = null;
 let status: Extract<ChildMessage, { type: 'status' }> | null = null;
 let notRunning: string | null = null;
 let appliedStartAtLogin: boolean | null = null;
+/** Client mode (service-client.ts): the service agent this app shows instead of running its own. */
+let service: ServiceEndpoints | null = null;
+let serviceState: ServiceState | null = null;
 
 function icon(name: string): NativeImage {
   return nativeImage.createFromPath(path.join(ASSETS, name));
@@ -88,9 +92,12 @@ function showWindow(): void {
 }
 
 /** Asks the agent for a fresh one-time login link; the window loads it when it arrives (onLoginLink). */
-function loadAdmin(_target: BrowserWindow): void {
+function loadAdmin(target: BrowserWindow): void {
   if (!adminLoginUrl) return;
-  send({ type: 'login-link-request' });
+  // A client has no agent process to ask for a login link: it opens the service's window, which asks
+  // for a link from `pos-sync-agent admin-url` (run by an administrator).
+  if (service) void target.loadURL(service.adminUrl).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(service?.adminUrl ?? '')}: ${describeError(err)}`));
+  else send({ type: 'login-link-request' });
 }
 
 function onLoginLink(url: string): void {
@@ -111,7 +118,14 @@ function send(message: ParentMessage): void {
 function buildTrayMenu(): Menu {
   const paused = status?.paused ?? false;
   const running = status !== null;
+  const client = service
+    ? [
+        { label: serviceState === 'running' ? 'Connected to the service agent' : 'The service agent does not answer', enabled: false },
+        { label: CLIENT_LOGIN_HINT, enabled: false },
+      ]
+    : [];
   return Menu.buildFromTemplate([
+    ...client,
     { label: 'Open status window', enabled: adminLoginUrl !== null, click: showWindow },
     { type: 'separator' },
     {
@@ -144,11 +158,12 @@ function buildTrayMenu(): Menu {
 let lastTray = '';
 function refreshTray(): void {
   if (!tray) return;
-  const colour: TrayColour = status?.colour ?? (notRunning ? 'red' : 'grey');
-  const text = status?.summary ?? (notRunning ? `POS Sync Agent — not running: ${notRunning}` : 'POS Sync Agent — starting or stopped');
+  const asClient = service ? clientTrayState(serviceState) : null;
+  const colour: TrayColour = asClient?.colour ?? status?.colour ?? (notRunning ? 'red' : 'grey');
+  const text = asClient?.tooltip ?? status?.summary ?? (notRunning ? `POS Sync Agent — not running: ${notRunning}` : 'POS Sync Agent — starting or stopped');
   // Windows truncates tray tooltips at 127 characters.
   const tooltip = text.length > 127 ? `${text.slice(0, 126)}…` : text;
-  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}`;
+  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}|${serviceState}`;
   if (key === lastTray) return;
   lastTray = key;
   tray.setImage(trayIcon(colour));
@@ -265,6 +280,27 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
   supervisor.start();
 }
 
+/**
+ * Client mode: a service agent runs for this PC (its machine-wide configuration exists), so this app
+ * starts none. It shows whether the service answers and opens the service's status window.
+ */
+function startClient(endpoints: ServiceEndpoints, hidden: boolean): void {
+  service = endpoints;
+  adminLoginUrl = endpoints.adminUrl;
+  adminOrigin = adminOriginOf(endpoints.adminUrl);
+  log.info(`[shell] POS Sync Agent ${app.getVersion()}: a client of the service agent (${endpoints.configFile}); not starting an agent here`);
+  const poll = (): void => {
+    void probeService(endpoints).then((state) => {
+      serviceState = state;
+      refreshTray();
+    });
+  };
+  poll();
+  setInterval(poll, 10_000).unref();
+  if (!hidden) showWindow();
+  refreshTray();
+}
+
 function main(): void {
   // Every file this process writes (desktop log, secrets.safe.json) is owner-only; the agent process
   // sets its own umask (importing ops/private-files here would pull SQLite into main).
@@ -312,6 +348,11 @@ function main(): void {
       // machine-wide file, the user's own, else built-in defaults.
       const site = resolveSiteConfig({ option: desktopConfigOption(process.argv), exists: (f) => fs.existsSync(f) });
       const options: LoadOptions = { file: site.file, defaultDataDir: site.defaultDataDir };
+      const mode = desktopMode(site, rawConfigInput(options).raw);
+      if (mode.kind === 'client') {
+        startClient(mode.service, startHidden(process.argv));
+        return;
+      }
       logDir = desktopLogDir(options);
       log = configureLogging({ dir: logDir, level: 'info', maxFileBytes: 5 * 1024 * 1024, console: !app.isPackaged, fileName: 'desktop.log' }, electronLog);
       log.info(`[shell] POS Sync Agent ${app.getVersion()} starting (Electron ${process.versions.electron}); agent log in ${path.join(logDir, 'agent.log')}`);
