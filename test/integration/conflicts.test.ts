@@ -85,7 +85,7 @@ describe('conflicting redeliveries', () => {
     assert.equal(cli('import', file('first.json', body(60, 3, 2, 3))).status, 0);
     const resent = cli('import', file('later.json', body(60, 3, 2, 3.25)));
     assert.match(resent.stdout, /: conflict\./);
-    assert.match(cli('status').stdout, /1 update was received again with different content \(not applied\): compare with `pos-sync-agent conflicts`/);
+    assert.match(cli('status').stdout, /1 update was received again with different content \(not applied\): compare with `pos-sync-agent conflicts --config \S+config\.json`/, "the hint carries the --config that reaches this site");
 
     const list = cli('conflicts');
     assert.equal(list.status, 0, list.stderr);

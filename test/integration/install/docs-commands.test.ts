@@ -11,9 +11,11 @@ import { createSiteData } from '../../helpers/site-data';
 
 /**
  * Every shell command in README.md and docs/*.md runs as printed (the convention is in
- * test/helpers/doc-blocks.ts): against the installed package (npm pack + npm install -g), a scratch
- * site (its configuration in POS_SYNC_CONFIG and ./site.json, free ports, data already created), and
- * a scratch HOME. Commands marked `# not run here: REASON` are checked with bash -n only.
+ * test/helpers/doc-blocks.ts): against the installed package (npm pack + npm install -g, into a
+ * scratch prefix that is also npm's global folder for the commands, with this version's tarball in
+ * the working folder), a scratch site (its configuration in POS_SYNC_CONFIG and ./site.json, free
+ * ports, data already created), and a scratch HOME. Commands marked `# not run here: REASON` are
+ * checked with bash -n only.
  */
 
 const LONG_RUNNING = /(^|[\s;&|])(pos-sync-agent\s+(.*\s)?serve|npm run agent)\b/;
@@ -44,15 +46,28 @@ describe('every shell command in README.md and docs/*.md', () => {
   before(async () => {
     assert.ok(isBuilt(), 'build first: npm run build && npm run build:renderer (npm test does)');
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-docs-'));
-    const installed = installGlobally(packCheckout(REPO, path.join(work, 'pack')), path.join(work, 'prefix'), work);
+    const tarball = packCheckout(REPO, path.join(work, 'pack'));
+    const installed = installGlobally(tarball, path.join(work, 'prefix'), work);
     assert.equal(installed.status, 0, installed.stderr);
     site = path.join(work, 'site');
     fs.mkdirSync(path.join(work, 'home'), { recursive: true });
     fs.mkdirSync(site);
+    // The docs' `npm install -g ./pos-sync-agent-<version>.tgz` installs this tarball into the scratch prefix.
+    fs.copyFileSync(tarball, path.join(site, path.basename(tarball)));
     const config = path.join(site, 'site.json');
     fs.writeFileSync(config, JSON.stringify({ dataDir: './data', webhook: { port: await freePort() }, admin: { port: await freePort() } }, null, 2));
     createSiteData(path.join(site, 'data'));
-    env = plainNpmEnv({ PATH: `${path.dirname(installed.bin)}:${process.env.PATH}`, HOME: path.join(work, 'home'), POS_SYNC_CONFIG: config, TZ: 'UTC' });
+    env = plainNpmEnv({
+      PATH: `${path.dirname(installed.bin)}:${process.env.PATH}`,
+      HOME: path.join(work, 'home'),
+      POS_SYNC_CONFIG: config,
+      TZ: 'UTC',
+      // npm install -g goes to the scratch prefix, with install scripts refused as a strict site's npm would.
+      npm_config_prefix: path.join(work, 'prefix'),
+      npm_config_strict_allow_scripts: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+    });
     for (const k of Object.keys(env)) if (k.startsWith('POS_SYNC__')) delete env[k];
   });
   after(() => fs.rmSync(work, { recursive: true, force: true }));
