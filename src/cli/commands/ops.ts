@@ -8,6 +8,7 @@ import { backupDatabase } from '../../ops/backup/write';
 import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics';
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
+import { describeSite } from '../../config/site';
 import { dataDirFor, headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
 import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
@@ -22,13 +23,15 @@ import { assertSecretName, SECRET_NAMES, secretEnvName } from '../../config/secr
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 
-function configFile(ctx: CommandContext): string | null {
-  return typeof ctx.values.config === 'string' ? ctx.values.config : null;
+/** The site's configuration file and default data folder (config/site.ts), as every command finds them. */
+function siteOptions(ctx: CommandContext): { file: string | null; defaultDataDir: string } {
+  const { file, defaultDataDir } = ctx.site();
+  return { file, defaultDataDir };
 }
 
 /** The configuration with secrets resolved (and registered with the redactor). */
 function opsConfig(ctx: CommandContext) {
-  return loadConfigWithSecrets({ file: configFile(ctx) }).config;
+  return loadConfigWithSecrets(siteOptions(ctx)).config;
 }
 
 /**
@@ -73,15 +76,17 @@ export async function readSecretFromStdin(prompt: string, input: NodeJS.ReadStre
  * never see the secret. On stderr, so `secrets list --json` stays parseable.
  */
 function announceSecretsFolder(ctx: CommandContext): string {
-  const file = secretsFileFor({ file: configFile(ctx) });
-  const dataDir = dataDirFor({ file: configFile(ctx) });
-  if (configFile(ctx) === null) {
-    const agent = runningAgent(dataDir);
+  const file = secretsFileFor(siteOptions(ctx));
+  const dataDir = dataDirFor(siteOptions(ctx));
+  const agent = runningAgent(dataDir);
+  const running = agent ? ` (the agent running with pid ${agent.pid} uses it too)` : ' (no agent is running from it)';
+  if (ctx.site().file === null) {
     writeErr(
-      `No --config given: using the default data folder ${dataDir}` +
-        `${agent ? ` (the agent running with pid ${agent.pid} uses it too)` : ' (no agent is running from it)'}. ` +
+      `No --config given: using the default data folder ${dataDir}${running}. ` +
         'If the site runs with --config FILE, run this again with that --config.\n',
     );
+  } else if (ctx.values.config === undefined) {
+    writeErr(`Data folder: ${dataDir}${running} (configuration: ${describeSite(ctx.site())}).\n`);
   }
   return file;
 }

@@ -81,6 +81,11 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     const viaHint = cli(['status', '--config', other], shellEnv(home));
     assert.equal(viaHint.status, 0, viaHint.stderr);
     assert.match(viaHint.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    // The secrets commands follow the same rule.
+    const secrets = cli(['secrets', 'list'], shellEnv(home, { POS_SYNC_CONFIG: other }));
+    assert.equal(secrets.status, 0, secrets.stderr);
+    assert.match(secrets.stdout, new RegExp(`Secrets file: ${path.join(otherData, 'secrets.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.match(secrets.stderr, /\(configuration: .*other\.json \(POS_SYNC_CONFIG\)\)/);
     // And the user's own site still has only what was imported there.
     assert.match(cli(['status'], shellEnv(home)).stdout, /last applied ChangeSequence 1041/);
   });
