@@ -3,6 +3,8 @@ import { EXIT, type Command } from '../command';
 import { LOGIN_PARAM, mintLoginCode } from '../../admin/security';
 import { loadOrCreateToken, rotateToken, tokenFilePath } from '../../admin/token';
 import { timeWithZone } from '../../domain/local-time';
+import { cliCommand } from '../../config/invocation';
+import { runningAgent } from '../../ops/instance';
 
 /**
  * Prints a login link for the status window (a manager who lost the tab, or whose session ended).
@@ -29,6 +31,8 @@ export const adminUrl: Command = {
       if (rotated) ctx.out('New access token written: every open status window must log in again; scripts need the new token (admin-token file).');
       ctx.out(url);
       ctx.out(`(works once, until ${timeWithZone(login.expiresAt.toISOString())}; keep it private)`);
+      // A link to a port where nothing listens is no use: say so, and how to start the agent.
+      if (!runningAgent(config.dataDir)) ctx.out(`No agent is running on ${config.dataDir}: the link works once it runs (${cliCommand('serve')}, or start the service).`);
     }
     return EXIT.ok;
   },

@@ -81,6 +81,10 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     const viaHint = cli(['status', '--config', other], shellEnv(home));
     assert.equal(viaHint.status, 0, viaHint.stderr);
     assert.match(viaHint.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    // A login link for a site whose agent is not running says so, with the command that starts it.
+    const link = cli(['admin-url'], shellEnv(home));
+    assert.equal(link.status, 0, link.stderr);
+    assert.match(link.stdout, /No agent is running on .*site-data: the link works once it runs \(pos-sync-agent serve, or start the service\)\./);
     // The secrets commands follow the same rule.
     const secrets = cli(['secrets', 'list'], shellEnv(home, { POS_SYNC_CONFIG: other }));
     assert.equal(secrets.status, 0, secrets.stderr);
