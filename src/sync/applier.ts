@@ -83,6 +83,8 @@ export class Applier {
     private readonly baselineSettleMs = 0,
     /** Each location's timezone, for its UTC offsets in the till file (src/till/location-time.ts). */
     timezoneFor: ((locationId: number) => string) | null = null,
+    /** The clock an apply is recorded at (applied_at, and the change feed's pruning): the wall clock but in benchmarks. */
+    private readonly now: () => number = Date.now,
   ) {
     this.writer = new MenuWriter(till, timezoneFor);
     this.bodies = new BodyStore(agent);
@@ -316,7 +318,7 @@ export class Applier {
   }
 
   private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {
-    const at = new Date().toISOString();
+    const at = new Date(this.now()).toISOString();
     let rowsWritten = 0;
     // 1. The till's file: menu rows, applied sequence and the record, in one transaction.
     this.till

@@ -1,0 +1,410 @@
+/**
+ * Costs against history (issue 30): builds a history of applied updates and measures, at each
+ * checkpoint, what a site pays for one more day of it, as ratios to the first checkpoint of the same
+ * run. Targets: every time ratio at or under 1.5x from the first to the last checkpoint; the files'
+ * used pages grow only with live data.
+ *
+ * The history is written through the agent's own code path, in this process: each update is stored
+ * by the inbox (Inbox.receive, as the webhook receiver stores a delivery) and applied by the applier
+ * (Applier.drain), not POSTed over HTTP, which would spend most of the run on the network and JSON
+ * parsing the other benchmarks already measure. The applier and retention run on a simulated clock
+ * (one day per step), so a run of minutes covers years.
+ *
+ * The history, per location: a first publication of every item over 365 days in monthly ranges (3
+ * tariffs, 2 meal periods), then each day a one-day edit of a few items, each week a seven-day edit,
+ * each month a republication of every item (next month's prices, and the month a year ahead so the
+ * published horizon stays a year). Retention runs weekly with its configured periods, as at a site.
+ *
+ * At each checkpoint: a till's lookups by location and PLU (today through pos_prices_today, six
+ * months ahead through pos_prices) on a read-only node:sqlite connection, p50 and p99; the apply time
+ * of probe daily edits and republications (the applier's own apply_ms); Coming up (one location, 31
+ * days) and `changes` (every location, 14 days); the prune's longest batch; the files' sizes.
+ *
+ *   npm run bench:growth                          # 5,000 updates, checkpoints 0, 500, 2000, 5000
+ *   npm run bench:growth -- --updates 1000 --checkpoints 0,250,1000 --items 500
+ *   npm run bench:growth -- --json                # the result object on stdout
+ *
+ * Writes its result to bench/results/growth-<date>-<commit>.json (--no-save: not).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { parseConfig } from '../src/config/load';
+import { addDays, type IsoDate } from '../src/domain/dates';
+import { upcomingChanges } from '../src/store/changes';
+import { storeFilePath, type Db } from '../src/store/database';
+import { Inbox } from '../src/store/inbox';
+import { closeStore, openStore } from '../src/store/store';
+import { pruneDatabase, retentionCutoffs, type PruneReport } from '../src/ops/retention';
+import { Applier, type AppliedUpdate } from '../src/sync/applier';
+import { pruneRangeBatch } from '../src/sync/range-prune';
+import { median, percentile } from './stats';
+
+const { values: args } = parseArgs({
+  options: {
+    updates: { type: 'string', default: '5000' },
+    checkpoints: { type: 'string' },
+    items: { type: 'string', default: '2000' },
+    locations: { type: 'string', default: '3' },
+    lookups: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '30' },
+    json: { type: 'boolean', default: false },
+    'no-save': { type: 'boolean', default: false },
+    'keep-data': { type: 'boolean', default: false },
+  },
+});
+
+function wholeNumber(name: string, text: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} takes a whole number of at least ${min}, not ${text}`);
+  return n;
+}
+
+const UPDATES = wholeNumber('updates', args.updates, 1);
+const ITEMS = wholeNumber('items', args.items, 1);
+const LOCATIONS = wholeNumber('locations', args.locations, 1);
+const LOOKUPS = wholeNumber('lookups', args.lookups, 10);
+const SEED = wholeNumber('seed', args.seed, 0);
+const CHECKPOINTS = (args.checkpoints ?? [0, 0.1, 0.4, 1].map((f) => Math.round(f * UPDATES)).join(','))
+  .split(',')
+  .map((t) => wholeNumber('checkpoints', t.trim(), 0))
+  .filter((c, i, all) => c <= UPDATES && all.indexOf(c) === i)
+  .sort((a, b) => a - b);
+if (CHECKPOINTS.length < 2) throw new Error('--checkpoints needs at least two values within --updates');
+
+const TARIFFS = [
+  { name: 'Eat In', taxCode: 'S', taxRate: 20 },
+  { name: 'Take Away', taxCode: 'Z', taxRate: 0 },
+  { name: 'Delivery', taxCode: 'S', taxRate: 20 },
+];
+const MEAL_PERIODS = ['Lunch', 'Dinner'];
+const START: IsoDate = '2031-01-01' as IsoDate;
+const FIRST_LOCATION = 4000;
+
+/** A small deterministic generator (mulberry32): the same history for the same seed. */
+function prng(seed: number): { int(min: number, max: number): number } {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  return { int: (min, max) => min + Math.floor(next() * (max - min + 1)) };
+}
+
+const rng = prng(SEED);
+const price = (from: IsoDate, to: IsoDate, t: (typeof TARIFFS)[number]): Record<string, unknown> => ({
+  DateFrom: from,
+  DateTo: to,
+  TariffName: t.name,
+  PriceModel: 'Standard',
+  TaxCode: t.taxCode,
+  TaxRate: t.taxRate,
+  SellPrice: rng.int(150, 3000) / 100,
+});
+const schedule = (from: IsoDate, to: IsoDate, period: string, status: 'AVAILABLE' | 'UNAVAILABLE'): Record<string, unknown> => ({
+  DateFrom: from,
+  DateTo: to,
+  Status: status,
+  MealPeriodName: period,
+});
+const header = (n: number): Record<string, unknown> => ({ PLU: String(1000 + n), ItemID: `I${n}`, ItemName: `Dish ${n}`, ItemType: 'RECIPE' });
+
+/** Every item over [first, last], cut into ranges of `step` days. */
+function wholeMenu(first: IsoDate, last: IsoDate, step: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (let n = 0; n < ITEMS; n++) {
+    const prices: Record<string, unknown>[] = [];
+    const schedules: Record<string, unknown>[] = [];
+    for (let from = first; from <= last; from = addDays(from, step)) {
+      const to = addDays(from, step - 1) > last ? last : addDays(from, step - 1);
+      for (const t of TARIFFS) prices.push(price(from, to, t));
+      for (const p of MEAL_PERIODS) schedules.push(schedule(from, to, p, 'AVAILABLE'));
+    }
+    out.push({ ...header(n), PriceUpdates: prices, ScheduleUpdates: schedules });
+  }
+  return out;
+}
+
+/** `count` distinct items, each with one price (and sometimes a meal period) over `days` days starting `ahead` days from `today`. */
+function edit(today: IsoDate, count: number, days: number, ahead: [number, number]): Record<string, unknown>[] {
+  const chosen = new Set<number>();
+  while (chosen.size < Math.min(count, ITEMS)) chosen.add(rng.int(0, ITEMS - 1));
+  return [...chosen].map((n) => {
+    const from = addDays(today, rng.int(ahead[0], ahead[1]));
+    const to = addDays(from, days - 1);
+    const t = TARIFFS[rng.int(0, TARIFFS.length - 1)]!;
+    const schedules = rng.int(0, 3) === 0 ? [schedule(from, to, MEAL_PERIODS[rng.int(0, MEAL_PERIODS.length - 1)]!, 'UNAVAILABLE')] : [];
+    return { ...header(n), PriceUpdates: [price(from, to, t)], ScheduleUpdates: schedules };
+  });
+}
+
+const dailyEdit = (today: IsoDate): Record<string, unknown>[] => edit(today, 10, 1, [1, 28]);
+const weeklyEdit = (today: IsoDate): Record<string, unknown>[] => edit(today, 50, 7, [7, 60]);
+/** Next month's prices for every item, and the month a year ahead (the published horizon moves on). */
+const republication = (today: IsoDate): Record<string, unknown>[] => {
+  const next = wholeMenu(addDays(today, 1), addDays(today, 31), 31);
+  const horizon = wholeMenu(addDays(today, 335), addDays(today, 365), 31);
+  return next.map((item, i) => ({
+    ...item,
+    PriceUpdates: [...(item.PriceUpdates as unknown[]), ...(horizon[i]!.PriceUpdates as unknown[])],
+    ScheduleUpdates: [...(item.ScheduleUpdates as unknown[]), ...(horizon[i]!.ScheduleUpdates as unknown[])],
+  }));
+};
+
+/** The simulated clock: noon UTC of a day of the history. */
+const noonOf = (day: IsoDate): Date => new Date(`${day}T12:00:00Z`);
+
+interface Checkpoint {
+  readonly updates: number;
+  readonly simulatedDate: IsoDate;
+  readonly figures: Record<string, number>;
+}
+
+/** The figures compared between checkpoints: time (ratio target 1.5) or size (reported, with the live rows beside it). */
+const TIME_FIGURES = [
+  'lookupTodayP50Ms',
+  'lookupTodayP99Ms',
+  'lookupAheadP50Ms',
+  'lookupAheadP99Ms',
+  'dailyEditApplyMs',
+  'republicationApplyMs',
+  'comingUpMs',
+  'changesMs',
+  'pruneLongestBatchMs',
+] as const;
+const TIME_TARGET = 1.5;
+
+function gitCommit(): string {
+  try {
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim() + (dirty ? '+dirty' : '');
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Used bytes of a file: its pages less the free ones (a file keeps its size after deletes; SQLite reuses the free pages). */
+function usedBytes(db: Db): number {
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const free = db.pragma('freelist_count', { simple: true }) as number;
+  const size = db.pragma('page_size', { simple: true }) as number;
+  return (pages - free) * size;
+}
+
+const count = (db: Db, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+/** node:sqlite, read-only, as the bench's till reads (bench/till-statements.ts says why this binding). */
+interface NodeSqliteDb {
+  prepare(sql: string): { all(...v: (string | number)[]): unknown[]; get(...v: (string | number)[]): unknown };
+  exec(sql: string): void;
+  close(): void;
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-bench-growth-'));
+  const config = parseConfig({ dataDir, defaultTimezone: 'UTC', sync: { baselineSettleSeconds: 0 } });
+  let today: IsoDate = START;
+  const clock = (): Date => noonOf(today);
+  const store = openStore(dataDir);
+  const inbox = new Inbox(store.agent);
+  // No timezone lookup: the applier writes no location days; the bench writes the one the _today views
+  // read (the simulated date for the real current instant) before each checkpoint's lookups.
+  const applier = new Applier(store.till, store.agent, config.sync.baseline, {}, 0, null, () => clock().getTime());
+  const locations = Array.from({ length: LOCATIONS }, (_, i) => FIRST_LOCATION + i);
+  const sequence = new Map(locations.map((l) => [l, 100]));
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+  const deliver = (location: number, items: Record<string, unknown>[], source: 'webhook' | 'import' = 'webhook'): AppliedUpdate => {
+    const parent = sequence.get(location)!;
+    const change = parent + 1;
+    sequence.set(location, change);
+    const body = { ChangeSequence: change, ParentChangeSequence: parent, LocationID: location, LocationName: `Site ${location}`, CurrencyIsoCode: 'GBP', ScheduledItems: items };
+    const outcome = inbox.receive({ raw: Buffer.from(JSON.stringify(body)), sender: 'bench', source, contentType: 'application/json', receivedAt: clock() });
+    if (outcome.kind !== 'stored') throw new Error(`update ${location}/${change} was not stored: ${JSON.stringify(outcome)}`);
+    const applied = applier.drain();
+    applier.refreshTillCounters();
+    const mine = applied.find((a) => a.locationId === location && a.changeSequence === change);
+    if (!mine) throw new Error(`update ${location}/${change} was not applied (${applier.lastFailure.get(location)?.message ?? 'no failure recorded'})`);
+    return mine;
+  };
+
+  const prune = (): Promise<PruneReport> =>
+    pruneDatabase(
+      { agent: store.agent, ranges: async (request) => pruneRangeBatch(store.till, request) },
+      retentionCutoffs(config.retention, locations.map((locationId) => ({ locationId, timezone: 'UTC' })), clock()),
+      config.retention.batchSize,
+    );
+
+  const checkpoints: Checkpoint[] = [];
+  const measure = async (updates: number): Promise<void> => {
+    // Probes first (they are updates of the history too): daily edits and republications, timed by the applier.
+    const daily = locations.flatMap((l) => [deliver(l, dailyEdit(today)).applyMs, deliver(l, dailyEdit(today)).applyMs]);
+    const republished = locations.map((l) => deliver(l, republication(today)).applyMs);
+    // The location's date for the current real instant is the simulated day (the _today views read it).
+    const nowText = (offsetHours: number): string => new Date(Date.now() + offsetHours * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    store.till.transaction(() => {
+      for (const l of locations) {
+        store.till.prepare('DELETE FROM location_days WHERE location_id = ?').run(l);
+        store.till.prepare('INSERT INTO location_days (location_id, utc_from, utc_to, local_date) VALUES (?, ?, ?, ?)').run(l, nowText(-1), nowText(24), today);
+      }
+    })();
+    store.till.pragma('wal_checkpoint(TRUNCATE)');
+    const nodeSqlite = process.getBuiltinModule('node:sqlite') as { DatabaseSync: new (file: string, o: { readOnly: boolean }) => NodeSqliteDb };
+    const till = new nodeSqlite.DatabaseSync(storeFilePath(dataDir, 'till'), { readOnly: true });
+    const ahead = addDays(today, 182);
+    const todayLookup = till.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
+    const aheadLookup = till.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices WHERE location_id = ? AND plu = ? AND ? BETWEEN date_from AND date_to');
+    const todayMs: number[] = [];
+    const aheadMs: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < LOOKUPS; i++) {
+      const l = locations[i % locations.length]!;
+      const plu = String(1000 + rng.int(0, ITEMS - 1));
+      let t0 = performance.now();
+      rows += todayLookup.all(l, plu).length;
+      todayMs.push(performance.now() - t0);
+      t0 = performance.now();
+      rows += aheadLookup.all(l, plu, ahead).length;
+      aheadMs.push(performance.now() - t0);
+    }
+    till.close();
+    if (rows < LOOKUPS) throw new Error(`the lookups found ${rows} prices for ${LOOKUPS * 2} lookups: the history has gaps`);
+    const timed = (fn: () => unknown, runs = 3): number => {
+      fn();
+      const ms: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        fn();
+        ms.push(performance.now() - t0);
+      }
+      return median(ms);
+    };
+    const comingUpMs = timed(() => upcomingChanges(store.till, { locationId: locations[0]!, days: 31, fromFor: () => today }));
+    const changesMs = timed(() => upcomingChanges(store.till, { locationId: null, days: 14, fromFor: () => today }));
+    const pruned = await prune();
+    store.till.pragma('wal_checkpoint(TRUNCATE)');
+    store.agent.pragma('wal_checkpoint(TRUNCATE)');
+    const figures: Record<string, number> = {
+      lookupTodayP50Ms: percentile(todayMs, 50),
+      lookupTodayP99Ms: percentile(todayMs, 99),
+      lookupAheadP50Ms: percentile(aheadMs, 50),
+      lookupAheadP99Ms: percentile(aheadMs, 99),
+      dailyEditApplyMs: median(daily),
+      republicationApplyMs: median(republished),
+      comingUpMs,
+      changesMs,
+      pruneLongestBatchMs: pruned.longestBatchMs,
+      tillUsedBytes: usedBytes(store.till),
+      agentUsedBytes: usedBytes(store.agent),
+      tillFileBytes: fs.statSync(storeFilePath(dataDir, 'till')).size,
+      agentFileBytes: fs.statSync(storeFilePath(dataDir, 'agent')).size,
+      priceRanges: count(store.till, 'price_ranges'),
+      availabilityRanges: count(store.till, 'availability_ranges'),
+      liveFuturePriceRanges: (store.till.prepare('SELECT count(*) AS n FROM price_ranges WHERE date_to >= ?').get(today) as { n: number }).n,
+      appliedUpdatesRows: count(store.till, 'applied_updates'),
+      itemChangesRows: count(store.till, 'item_changes'),
+      inboxRows: count(store.agent, 'inbox'),
+      deliveriesRows: count(store.agent, 'deliveries'),
+      warningsRows: count(store.agent, 'update_warnings'),
+      auditRows: count(store.agent, 'audit_log'),
+    };
+    checkpoints.push({ updates, simulatedDate: today, figures });
+    log(`checkpoint ${updates} (${today}): ${TIME_FIGURES.map((k) => `${k} ${figures[k]!.toFixed(3)}`).join(', ')}; till ${(figures.tillUsedBytes! / 1e6).toFixed(1)} MB used, agent ${(figures.agentUsedBytes! / 1e6).toFixed(1)} MB used`);
+  };
+
+  const started = performance.now();
+  try {
+    log(`growth: ${LOCATIONS} locations x ${ITEMS} items, ${TARIFFS.length} tariffs, ${MEAL_PERIODS.length} meal periods; ${UPDATES} updates; checkpoints ${CHECKPOINTS.join(', ')}; data in ${dataDir}`);
+    // Imported, as support loads a site's first menu: a webhook baseline would wait for the settle
+    // period on the real clock, which the simulated one is years ahead of.
+    for (const l of locations) deliver(l, wholeMenu(START, addDays(START, 364), 31), 'import');
+    let applied = 0;
+    let next = 0;
+    let day = 0;
+    while (next < CHECKPOINTS.length) {
+      if (applied >= CHECKPOINTS[next]!) {
+        await measure(applied);
+        next += 1;
+        continue;
+      }
+      day += 1;
+      today = addDays(START, day);
+      for (const l of locations) {
+        if (applied >= CHECKPOINTS[next]!) break;
+        const items = day % 30 === 0 ? republication(today) : day % 7 === 0 ? weeklyEdit(today) : dailyEdit(today);
+        deliver(l, items);
+        applied += 1;
+      }
+      if (day % 7 === 0) await prune();
+    }
+  } finally {
+    closeStore(store);
+    if (args['keep-data']) log(`data kept in ${dataDir}`);
+    else fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const first = checkpoints[0]!;
+  const last = checkpoints[checkpoints.length - 1]!;
+  const ratios = Object.fromEntries(Object.keys(first.figures).map((k) => [k, last.figures[k]! / first.figures[k]!]));
+  const overTarget = TIME_FIGURES.filter((k) => !(ratios[k]! <= TIME_TARGET));
+  const sqlite = (process.getBuiltinModule('node:sqlite') as { DatabaseSync: new (f: string) => NodeSqliteDb }).DatabaseSync;
+  const memory = new sqlite(':memory:');
+  const tillSqlite = (memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  memory.close();
+  const result = {
+    bench: 'growth',
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+    node: process.version,
+    sqlite: { agent: agentSqliteVersion(), till: tillSqlite },
+    commit: gitCommit(),
+    date: new Date().toISOString(),
+    options: { updates: UPDATES, checkpoints: CHECKPOINTS, items: ITEMS, locations: LOCATIONS, tariffs: TARIFFS.length, mealPeriods: MEAL_PERIODS.length, lookups: LOOKUPS, seed: SEED, retention: config.retention },
+    figures: { checkpoints, ratiosLastToFirst: ratios, timeTarget: TIME_TARGET, overTarget, runSeconds: (performance.now() - started) / 1000 },
+  };
+  if (!args['no-save']) {
+    const dir = path.join(__dirname, 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `growth-${result.date.slice(0, 10)}-${result.commit.replace('+', '-')}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    log(`result written to ${path.relative(process.cwd(), file)}`);
+  }
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const keys = Object.keys(first.figures);
+  const width = Math.max(...keys.map((k) => k.length));
+  const cell = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(3)).padStart(12);
+  const lines = [
+    `growth: ${LOCATIONS} x ${ITEMS} items, ${UPDATES} updates, ${result.figures.runSeconds.toFixed(0)} s; commit ${result.commit}; node ${process.version}; till reads on SQLite ${tillSqlite}`,
+    `${'checkpoint (updates)'.padEnd(width)} ${checkpoints.map((c) => String(c.updates).padStart(12)).join(' ')}   ratio last/first`,
+    `${'simulated date'.padEnd(width)} ${checkpoints.map((c) => c.simulatedDate.padStart(12)).join(' ')}`,
+    ...keys.map((k) => {
+      const timeFigure = (TIME_FIGURES as readonly string[]).includes(k);
+      const verdict = timeFigure ? (ratios[k]! <= TIME_TARGET ? `  (<= ${TIME_TARGET}: ok)` : `  (> ${TIME_TARGET}: OVER)`) : '';
+      return `${k.padEnd(width)} ${checkpoints.map((c) => cell(c.figures[k]!)).join(' ')}   ${ratios[k]!.toFixed(2)}x${verdict}`;
+    }),
+    overTarget.length === 0 ? `every time ratio at or under ${TIME_TARGET}x` : `over ${TIME_TARGET}x: ${overTarget.join(', ')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function agentSqliteVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Database = require('better-sqlite3') as new (f: string) => { prepare(s: string): { get(): unknown }; close(): void };
+  const db = new Database(':memory:');
+  const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+  db.close();
+  return v;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
