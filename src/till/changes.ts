@@ -7,9 +7,11 @@ import type { ChangeCause, UpcomingChange, UpcomingChanges } from '../store/read
 
 /**
  * What changes on the till next (`pos-sync-agent changes`, the window's Coming up tab), from the till
- * file's range tables. One ordered scan per location and table over the ranges that overlap the
- * window (the tables' (location_id, item_id, key, date_from) index gives the order the pure function
- * needs), instead of asking the views day by day.
+ * file's range tables, instead of asking the views day by day. Per location and table, one search of
+ * the (location_id, date_to) index for the ranges that end on or after the day before the window (so
+ * the history before it is never read), sorted here into the order the pure function needs: with an
+ * ORDER BY, SQLite may prefer an index that gives the order to one that bounds the dates, and read the
+ * whole location. The updates that caused the changes are looked up one by one, for the changes found.
  */
 
 interface PriceRangeRow extends Omit<PriceRow, 'id'> {
@@ -43,15 +45,15 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
       : till.prepare<[], { location_id: number }>('SELECT DISTINCT location_id FROM items ORDER BY location_id').all().map((r) => r.location_id);
   const prices = till.prepare<[number, string, string], PriceRangeRow>(
     `SELECT item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id
-     FROM price_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ? ORDER BY item_id, tariff_name, date_from`,
+     FROM price_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`,
   );
   const availability = till.prepare<[number, string, string], AvailabilityRangeRow>(
     `SELECT item_id, meal_period, date_from, date_to, status, source_inbox_id
-     FROM availability_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ? ORDER BY item_id, meal_period, date_from`,
+     FROM availability_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`,
   );
   const items = till.prepare<[number], { item_id: string; plu: string; item_name: string }>('SELECT item_id, plu, item_name FROM items WHERE location_id = ?');
-  const causes = till.prepare<[number], { inbox_id: number; change_sequence: number; applied_at: string }>(
-    'SELECT inbox_id, change_sequence, applied_at FROM applied_updates WHERE location_id = ?',
+  const cause = till.prepare<[number], { inbox_id: number; change_sequence: number; applied_at: string }>(
+    'SELECT inbox_id, change_sequence, applied_at FROM applied_updates WHERE inbox_id = ?',
   );
 
   const windows: { locationId: number; from: string; to: string }[] = [];
@@ -64,7 +66,7 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
       windows.push({ locationId, from, to });
       const dayBefore = addDays(from, -1);
       const priceChanges = changesBetween(
-        prices.all(locationId, dayBefore, to).map(
+        inKeyOrder(prices.all(locationId, dayBefore, to).map(
           (r): KeyedRange<PriceValue> => ({
             itemId: r.item_id,
             key: r.tariff_name,
@@ -73,22 +75,29 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
             value: { priceModel: r.price_model, taxCode: r.tax_code, taxRate: r.tax_rate, sellPriceMinor: r.sell_price_minor, sellPrice: r.sell_price, currency: r.currency },
             source: r.source_inbox_id,
           }),
-        ),
+        )),
         from,
         to,
         samePriceValue,
       );
       const availabilityChanges = changesBetween(
-        availability.all(locationId, dayBefore, to).map(
+        inKeyOrder(availability.all(locationId, dayBefore, to).map(
           (r): KeyedRange<AvailabilityStatus> => ({ itemId: r.item_id, key: r.meal_period, from: r.date_from, to: r.date_to, value: r.status, source: r.source_inbox_id }),
-        ),
+        )),
         from,
         to,
         (a, b) => a === b,
       );
       if (priceChanges.length === 0 && availabilityChanges.length === 0) continue;
       const itemInfo = new Map(items.all(locationId).map((i) => [i.item_id, i]));
-      const causeOf = new Map(causes.all(locationId).map((c): [number, ChangeCause] => [c.inbox_id, { inboxId: c.inbox_id, changeSequence: c.change_sequence, appliedAt: c.applied_at }]));
+      const causes = new Map<number, ChangeCause | null>();
+      const causeOf = (source: number): ChangeCause | null => {
+        if (!causes.has(source)) {
+          const c = cause.get(source);
+          causes.set(source, c ? { inboxId: c.inbox_id, changeSequence: c.change_sequence, appliedAt: c.applied_at } : null);
+        }
+        return causes.get(source)!;
+      };
       const common = (c: ValueChange<unknown>): Pick<UpcomingChange, 'date' | 'locationId' | 'itemId' | 'plu' | 'itemName'> => {
         const info = itemInfo.get(c.itemId);
         return { date: c.date, locationId, itemId: c.itemId, plu: info?.plu ?? '', itemName: info?.item_name ?? '' };
@@ -104,16 +113,21 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
           currency: (c.after ?? c.before)?.currency ?? null,
           taxBefore: c.before ? `${c.before.taxCode} ${c.before.taxRate}%` : null,
           taxAfter: c.after ? `${c.after.taxCode} ${c.after.taxRate}%` : null,
-          cause: causeOf.get(c.source) ?? null,
+          cause: causeOf(c.source),
         });
       }
       for (const c of availabilityChanges) {
-        changes.push({ ...common(c), kind: 'availability', tariffName: null, mealPeriod: c.key, before: c.before, after: c.after, currency: null, taxBefore: null, taxAfter: null, cause: causeOf.get(c.source) ?? null });
+        changes.push({ ...common(c), kind: 'availability', tariffName: null, mealPeriod: c.key, before: c.before, after: c.after, currency: null, taxBefore: null, taxAfter: null, cause: causeOf(c.source) });
       }
     }
   })();
   changes.sort(compareChanges);
   return { windows, changes };
+}
+
+/** Grouped by (item, key), by first date within a group: what changesBetween needs (ranges of one key never overlap). */
+function inKeyOrder<V>(ranges: KeyedRange<V>[]): KeyedRange<V>[] {
+  return ranges.sort((a, b) => cmp(a.itemId, b.itemId) || cmp(a.key, b.key) || cmp(a.from, b.from));
 }
 
 /** By date, location, item name, PLU, item; prices before availability; then tariff or meal period. */

@@ -1,10 +1,12 @@
 import * as agent001 from './agent/001-core';
 import * as agent002 from './agent/002-body-layout';
+import * as agent003 from './agent/003-retention-indexes';
 import * as staff001 from './staff/001-cache';
 import * as till001 from '../../till/migrations/001-contract';
 import * as till002 from '../../till/migrations/002-changes-and-location-today';
 import * as till003 from '../../till/migrations/003-today-once-per-location';
 import * as till004 from '../../till/migrations/004-location-days';
+import * as till005 from '../../till/migrations/005-ranges-by-end-date';
 
 export interface Migration {
   readonly version: number;
@@ -18,10 +20,10 @@ export interface Migration {
  */
 
 /** pos-sync.db: the till's file, the POS contract only. */
-export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }, { version: 3, ...till003 }, { version: 4, ...till004 }];
+export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }, { version: 3, ...till003 }, { version: 4, ...till004 }, { version: 5, ...till005 }];
 
 /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
-export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }];
+export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }, { version: 3, ...agent003 }];
 
 /** staff.db: the staff cache (personal data). */
 export const STAFF_MIGRATIONS: readonly Migration[] = [{ version: 1, ...staff001 }];
