@@ -209,6 +209,17 @@ export const RetentionSchema = z.strictObject({
   rangeDays: z.number().int().min(1).default(365),
   /** Delivery history rows are deleted after this many days. */
   deliveryDays: z.number().int().min(1).default(365),
+  /**
+   * A finished update's inbox row (applied, stale or superseded) and the till's record of its apply
+   * are deleted this many days after it was applied (or received), once no delivery row names it and
+   * it has no open warning. Each location's latest applied update, waiting updates and unresolved
+   * conflicts are never deleted.
+   */
+  updateDays: z.number().int().min(1).default(365),
+  /** Acknowledged warnings are deleted this many days after they were acknowledged (open ones are kept). */
+  warningDays: z.number().int().min(1).default(90),
+  /** Audit log entries (operator actions) are deleted after this many days. */
+  auditDays: z.number().int().min(1).default(1095),
   pruneIntervalMinutes: z.number().min(0.001).default(60),
   /** Rows per transaction: small, so the applier and webhook never wait long behind a prune. */
   batchSize: z.number().int().min(1).max(100_000).default(500),

@@ -268,6 +268,10 @@ const COUNT_LABEL: Record<keyof PruneCounts, readonly [string, string]> = {
   deliveries: ['delivery row', 'delivery rows'],
   priceRanges: ['price range', 'price ranges'],
   availabilityRanges: ['availability range', 'availability ranges'],
+  updates: ['finished update', 'finished updates'],
+  appliedRecords: ['applied-update record', 'applied-update records'],
+  warnings: ['acknowledged warning', 'acknowledged warnings'],
+  audit: ['audit entry', 'audit entries'],
 };
 
 /** "12 update bodies, 1 delivery row" or "nothing was old enough". */
@@ -280,6 +284,12 @@ export function pruneCountsText(counts: PruneCounts): string {
 
 export function retentionPanel(state: RetentionState, configured: Config['retention'], fmt: FormatTime): PanelView {
   const items: PanelItem[] = RETENTION_DAY_KEYS.map((key) => ({ label: RETENTION_LABEL[key], value: retentionDaysText(state, key, configured[key]) }));
+  // Set in the configuration only (docs/operations.md, "Retention").
+  for (const [label, days] of [
+    ['Finished updates', configured.updateDays],
+    ['Acknowledged warnings', configured.warningDays],
+    ['Audit log', configured.auditDays],
+  ] as const) items.push({ label, value: `${days} day${days === 1 ? '' : 's'} (configured)` });
   if (state.settingsError) items.push({ label: 'Window settings', value: `cannot be read (${state.settingsError}); the configured periods are used`, level: 'error' });
   items.push({
     label: 'Last prune',

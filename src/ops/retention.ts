@@ -11,8 +11,9 @@ import { localTime, pruneCountsText, retentionPanel } from './panels';
 import type { EffectiveRetention, PruneCounts, PruneReport, RetentionState } from './states';
 
 /**
- * Retention: what the agent forgets, and when. Each kind of row is pruned in small transactions
- * (`batchSize` rows). agent.db's rows (bodies, quarantine, deliveries) are pruned here, with a turn of
+ * Retention: what the agent forgets, and when (every kind of row it keeps has a rule: docs/operations.md,
+ * "Retention"). Each kind of row is pruned in small transactions (`batchSize` rows). agent.db's rows
+ * (bodies, quarantine, deliveries, finished updates, warnings, audit) are pruned here, with a turn of
  * the event loop between batches, so the receiver never waits long behind a prune. The till's ended
  * ranges are menu rows, whose one writer is the applier thread: each of their batches is one request
  * to it (RangePruner), so applies interleave with them; the till (its own WAL reader) is never blocked.
@@ -26,6 +27,11 @@ export interface RetentionCutoffs {
   readonly deliveriesBefore: string;
   /** Per location: ranges whose DateTo is before this date (in the location's timezone) are deleted. */
   readonly rangesEndedBefore: ReadonlyMap<number, IsoDate>;
+  /** Finished updates applied (or received) before this instant: their inbox rows and the till's applied_updates records. */
+  readonly updatesBefore: string;
+  /** Warnings acknowledged before this instant. */
+  readonly warningsBefore: string;
+  readonly auditBefore: string;
 }
 
 export function retentionCutoffs(
@@ -39,6 +45,9 @@ export function retentionCutoffs(
     quarantineBefore: daysAgo(retention.quarantineDays),
     deliveriesBefore: daysAgo(retention.deliveryDays),
     rangesEndedBefore: new Map(locations.map((l) => [l.locationId, addDays(todayIn(l.timezone, now), -retention.rangeDays)])),
+    updatesBefore: daysAgo(retention.updateDays),
+    warningsBefore: daysAgo(retention.warningDays),
+    auditBefore: daysAgo(retention.auditDays),
   };
 }
 
@@ -82,6 +91,37 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   };
   const rawBodies = { run: (before: string, n: number) => ({ changes: prune(rawBodyIds.all(before, n)) }) };
   const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }) };
+  // A finished update's row, once its delivery rows (pruned before it) and open warnings are gone. Never
+  // a waiting or conflicting row, nor a row under the same ChangeSequence as a conflict (the operator
+  // chooses among those bodies), nor the location's latest applied update (the chain's state). Through
+  // inbox_finished (state, applied or received): each batch reads the rows it deletes and the few kept.
+  const updateIds = db.prepare<[string, number], { id: number }>(
+    `SELECT i.id FROM inbox i
+     WHERE i.state IN ('applied', 'stale', 'superseded') AND coalesce(i.applied_at, i.received_at) < ?
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.inbox_id = i.id)
+       AND NOT EXISTS (SELECT 1 FROM update_warnings w WHERE w.inbox_id = i.id AND w.acknowledged_at IS NULL)
+       AND NOT EXISTS (SELECT 1 FROM inbox c WHERE c.location_id = i.location_id AND c.change_sequence = i.change_sequence AND c.state = 'conflict')
+       AND NOT (i.state = 'applied' AND i.change_sequence = (SELECT max(a.change_sequence) FROM inbox a WHERE a.location_id = i.location_id AND a.state = 'applied'))
+     LIMIT ?`,
+  );
+  const dropWarnings = db.prepare('DELETE FROM update_warnings WHERE inbox_id = ?');
+  const dropUpdate = db.prepare('DELETE FROM inbox WHERE id = ?');
+  const updates = {
+    run: (before: string, n: number) => {
+      const ids = updateIds.all(before, n);
+      for (const { id } of ids) {
+        dropBody.run(id);
+        dropLayout.run(id);
+        dropWarnings.run(id);
+        dropUpdate.run(id);
+      }
+      return { changes: ids.length };
+    },
+  };
+  const warnings = db.prepare(
+    'DELETE FROM update_warnings WHERE id IN (SELECT id FROM update_warnings WHERE acknowledged_at IS NOT NULL AND acknowledged_at < ? LIMIT ?)',
+  );
+  const audit = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)');
   const quarantine = db.prepare('DELETE FROM quarantine WHERE id IN (SELECT id FROM quarantine WHERE received_at < ? LIMIT ?)');
   const deliveries = db.prepare('DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < ? LIMIT ?)');
   /** An agent.db batch: one IMMEDIATE transaction on this thread, then a turn of the event loop. */
@@ -98,10 +138,15 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
     { key: 'conflictBodies', run: local(conflictBodies, cutoffs.quarantineBefore) },
     { key: 'quarantine', run: local(quarantine, cutoffs.quarantineBefore) },
     { key: 'deliveries', run: local(deliveries, cutoffs.deliveriesBefore) },
+    // After the deliveries: an update's row goes once no delivery row names it.
+    { key: 'updates', run: local(updates, cutoffs.updatesBefore) },
+    { key: 'warnings', run: local(warnings, cutoffs.warningsBefore) },
+    { key: 'audit', run: local(audit, cutoffs.auditBefore) },
   ];
   for (const [locationId, endedBefore] of cutoffs.rangesEndedBefore) {
     list.push({ key: 'priceRanges', run: (batchSize) => target.ranges({ locationId, kind: 'price', endedBefore, batchSize }) });
     list.push({ key: 'availabilityRanges', run: (batchSize) => target.ranges({ locationId, kind: 'availability', endedBefore, batchSize }) });
+    list.push({ key: 'appliedRecords', run: (batchSize) => target.ranges({ locationId, kind: 'applied-updates', endedBefore: cutoffs.updatesBefore, batchSize }) });
   }
   return list;
 }
@@ -117,7 +162,7 @@ export async function pruneDatabase(
   shouldStop: () => boolean = () => false,
 ): Promise<PruneReport> {
   const started = performance.now();
-  const counts: PruneCounts = { rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0 };
+  const counts: PruneCounts = { rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 };
   let batches = 0;
   let longestBatchMs = 0;
   for (const step of steps(target, cutoffs)) {

@@ -85,6 +85,12 @@ export interface PruneCounts {
   deliveries: number;
   priceRanges: number;
   availabilityRanges: number;
+  /** Inbox rows of finished updates. */
+  updates: number;
+  /** The till's applied_updates records. */
+  appliedRecords: number;
+  warnings: number;
+  audit: number;
 }
 
 export interface PruneReport {

@@ -1,16 +1,20 @@
 import type { Db } from '../store/database';
 
 /**
- * Retention of ended price/availability ranges (src/ops/retention.ts). These rows are the till's menu,
- * whose one writer is the applier thread, so the deleting runs there (applier-worker.ts), one batch per
- * request: an apply request queued meanwhile runs between two batches.
+ * Retention of the till file's rows (src/ops/retention.ts): ended price/availability ranges, and the
+ * applied_updates records of old applies. The till file's one writer is the applier thread, so the
+ * deleting runs there (applier-worker.ts), one batch per request: an apply request queued meanwhile
+ * runs between two batches.
  */
-export type RangeKind = 'price' | 'availability';
+export type RangeKind = 'price' | 'availability' | 'applied-updates';
 
 export interface RangePruneRequest {
   readonly locationId: number;
   readonly kind: RangeKind;
-  /** Ranges whose DateTo is before this date (the location's own calendar) are deleted. */
+  /**
+   * price, availability: ranges whose DateTo is before this date (the location's own calendar) are
+   * deleted. applied-updates: records applied before this instant (ISO 8601) are.
+   */
   readonly endedBefore: string;
   readonly batchSize: number;
 }
@@ -22,12 +26,23 @@ export interface RangePruneBatch {
   readonly ms: number;
 }
 
-const TABLE: Readonly<Record<RangeKind, string>> = { price: 'price_ranges', availability: 'availability_ranges' };
+/**
+ * One batch of each kind. Ranges: through the (location_id, date_to) index, so a batch reads the ended
+ * ranges it deletes and not the location's others. Applied records: through (location_id,
+ * change_sequence) up to the location's last applied update, which is always kept (the chain's state:
+ * the applier's reconcile joins locations to it).
+ */
+const BATCH_SQL: Readonly<Record<RangeKind, string>> = {
+  price: 'DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
+  availability: 'DELETE FROM availability_ranges WHERE id IN (SELECT id FROM availability_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
+  'applied-updates': `DELETE FROM applied_updates WHERE inbox_id IN (
+      SELECT a.inbox_id FROM locations l CROSS JOIN applied_updates a ON a.location_id = l.location_id AND a.change_sequence < l.last_change_sequence
+      WHERE a.applied_at < ? AND l.location_id = ? LIMIT ?)`,
+};
 
-/** Deletes at most `batchSize` ended ranges of one kind for one location, in one transaction. */
+/** Deletes at most `batchSize` rows of one kind for one location, in one transaction. */
 export function pruneRangeBatch(till: Db, request: RangePruneRequest): RangePruneBatch {
-  const table = TABLE[request.kind];
-  const statement = till.prepare(`DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE date_to < ? AND location_id = ? LIMIT ?)`);
+  const statement = till.prepare(BATCH_SQL[request.kind]);
   const t0 = performance.now();
   const changed = till.transaction(() => statement.run(request.endedBefore, request.locationId, request.batchSize).changes).immediate();
   return { changed, ms: performance.now() - t0 };

@@ -84,9 +84,10 @@ describe('retention', () => {
       const cutoffs = retentionCutoffs(config.retention, [{ locationId: 10, timezone: 'Europe/London' }], NOW);
       assert.equal(cutoffs.rangesEndedBefore.get(10), '2025-06-01');
       const report = await pruneDatabase({ agent: core.agentDb, ranges: inProcessRanges(core.tillDb) }, cutoffs, config.retention.batchSize);
-      assert.deepEqual(report.counts, { rawBodies: 250, conflictBodies: 1, quarantine: 1200, deliveries: 1, priceRanges: 450, availabilityRanges: 450 });
-      // 250 bodies = 3 batches, 1 conflict, 1200 quarantine = 13, 1 delivery, 450+450 ranges = 5+5.
-      assert.equal(report.batches, 3 + 1 + 13 + 1 + 5 + 5);
+      assert.deepEqual(report.counts, { rawBodies: 250, conflictBodies: 1, quarantine: 1200, deliveries: 1, priceRanges: 450, availabilityRanges: 450, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 });
+      // 250 bodies = 3 batches, 1 conflict, 1200 quarantine = 13, 1 delivery, 450+450 ranges = 5+5, and
+      // one empty batch each for finished updates, applied records, warnings and the audit log.
+      assert.equal(report.batches, 3 + 1 + 13 + 1 + 5 + 5 + 4);
       const db = core.agentDb;
       assert.equal(count(db, "SELECT count(*) AS n FROM inbox WHERE state = 'applied' AND body_kept = 0 AND id NOT IN (SELECT inbox_id FROM inbox_bodies)"), 250);
       assert.equal(count(db, 'SELECT count(*) AS n FROM inbox'), 253, 'inbox rows (metadata) are kept');
@@ -113,7 +114,7 @@ describe('retention', () => {
     seed(t.agent.core, { oldRanges: 30_000, currentRanges: 5_000, oldBodies: 2_000 });
     // The main thread's own connection to the till's file (the applier thread writes through another).
     const till = t.agent.core.tillDb;
-    const TABLE = { price: 'price_ranges', availability: 'availability_ranges' } as const;
+    const TABLE = { price: 'price_ranges', availability: 'availability_ranges', 'applied-updates': 'applied_updates' } as const;
     // Meanwhile the agent's own event loop keeps answering (the webhook shares it with the prune).
     let slowestHealthMs = 0;
     let healthChecks = 0;
@@ -152,7 +153,7 @@ describe('retention', () => {
       });
     };
     // Every range batch as it returns: what it deleted and how many rows another connection then sees.
-    const seen: { kind: 'price' | 'availability'; changed: number; remaining: number }[] = [];
+    const seen: { kind: keyof typeof TABLE; changed: number; remaining: number }[] = [];
     let healthAtFirstBatch = -1;
     let healthAtLastBatch = -1;
     const ranges: RangePruner = async (request) => {
@@ -161,7 +162,7 @@ describe('retention', () => {
       if (reader === null) {
         await startReader();
         healthAtFirstBatch = healthChecks;
-      } else if (request.kind === 'availability' && batch.changed < request.batchSize) {
+      } else if (request.kind === 'applied-updates' && batch.changed < request.batchSize) {
         // The last batch of the last kind: stop the reader (it prints its figures and exits).
         healthAtLastBatch = healthChecks;
         reader.stdin!.end();
@@ -182,15 +183,16 @@ describe('retention', () => {
         `mean ${stats.meanMs.toFixed(2)} ms; /healthz during prune: ${healthChecks} calls (${healthAtLastBatch - healthAtFirstBatch} between the range batches), ` +
         `slowest ${slowestHealthMs.toFixed(1)} ms`,
     );
-    assert.deepEqual(report.counts, { rawBodies: 2_000, conflictBodies: 1, quarantine: 1_200, deliveries: 1, priceRanges: 30_000, availabilityRanges: 30_000 });
+    assert.deepEqual(report.counts, { rawBodies: 2_000, conflictBodies: 1, quarantine: 1_200, deliveries: 1, priceRanges: 30_000, availabilityRanges: 30_000, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 });
     // Batched, not one big transaction: a batch per BATCH rows of each kind, plus the short (here empty)
-    // batch that ends it: bodies 2000 = 4 + 1, conflict 1, quarantine 1200 = 3, deliveries 1, ranges 30000 = 60 + 1 each.
-    assert.equal(report.batches, 5 + 1 + 3 + 1 + 61 + 61);
+    // batch that ends it: bodies 2000 = 4 + 1, conflict 1, quarantine 1200 = 3, deliveries 1, ranges 30000 = 60 + 1 each,
+    // and one (empty) each for finished updates, warnings, the audit log and applied records.
+    assert.equal(report.batches, 5 + 1 + 3 + 1 + 61 + 61 + 4);
     // Each range batch deleted at most BATCH rows and was committed on its own: another connection
     // sees the table shrink by exactly that batch after each one (one transaction would show no step).
-    const expected = (kind: 'price' | 'availability', before: number, rows: number) =>
+    const expected = (kind: keyof typeof TABLE, before: number, rows: number) =>
       Array.from({ length: rows / BATCH + 1 }, (_, i) => ({ kind, changed: i < rows / BATCH ? BATCH : 0, remaining: before - Math.min(rows, (i + 1) * BATCH) }));
-    assert.deepEqual(seen, [...expected('price', 35_001, 30_000), ...expected('availability', 30_000, 30_000)]);
+    assert.deepEqual(seen, [...expected('price', 35_001, 30_000), ...expected('availability', 30_000, 30_000), ...expected('applied-updates', 0, 0)]);
     // The till read throughout, without a single error (busy, locked) ...
     assert.equal(stats.errors, 0);
     assert.ok(stats.reads > 0, 'the reader read while the ranges were pruned');

@@ -174,18 +174,28 @@ describe('retention in the window', () => {
       effective: effectiveRetention(config.retention, { deliveryDays: 1 }),
       settingsError: null,
       lastRunAt: '2027-01-04T09:30:00.000Z',
-      lastReport: { counts: { rawBodies: 3, conflictBodies: 0, quarantine: 0, deliveries: 1, priceRanges: 0, availabilityRanges: 0 }, batches: 7, longestBatchMs: 1, totalMs: 2 },
+      lastReport: { counts: { rawBodies: 3, conflictBodies: 0, quarantine: 0, deliveries: 1, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 }, batches: 7, longestBatchMs: 1, totalMs: 2 },
       lastError: null,
       running: false,
     };
     const p = retentionPanel(state, config.retention, fmt);
     assert.deepEqual(
       p.items.map((i) => i.value),
-      ['30 days (configured)', '90 days (configured)', '365 days (configured)', '1 day (set in this window; configured: 365)', '<09:30:00>: 3 update bodies, 1 delivery row'],
+      [
+        '30 days (configured)',
+        '90 days (configured)',
+        '365 days (configured)',
+        '1 day (set in this window; configured: 365)',
+        '365 days (configured)',
+        '90 days (configured)',
+        '1095 days (configured)',
+        '<09:30:00>: 3 update bodies, 1 delivery row',
+      ],
     );
     assert.equal(p.actions[0]!.id, 'prune-now');
     assert.ok(p.actions[0]!.confirm);
-    assert.equal(pruneCountsText({ rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0 }), 'nothing was old enough');
+    assert.equal(pruneCountsText({ rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 }), 'nothing was old enough');
+    assert.equal(pruneCountsText({ rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0, updates: 2, appliedRecords: 1, warnings: 1, audit: 3 }), '2 finished updates, 1 applied-update record, 1 acknowledged warning, 3 audit entries');
     const broken = retentionPanel({ ...state, settingsError: 'ui-settings.json is not valid JSON' }, config.retention, fmt);
     assert.ok(broken.items.some((i) => i.level === 'error' && /configured periods are used/.test(i.value)));
   });
