@@ -32,7 +32,7 @@ export interface RangePruneBatch {
  * change_sequence) up to the location's last applied update, which is always kept (the chain's state:
  * the applier's reconcile joins locations to it).
  */
-const BATCH_SQL: Readonly<Record<RangeKind, string>> = {
+export const BATCH_SQL: Readonly<Record<RangeKind, string>> = {
   price: 'DELETE FROM price_ranges WHERE id IN (SELECT id FROM price_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
   availability: 'DELETE FROM availability_ranges WHERE id IN (SELECT id FROM availability_ranges WHERE date_to < ? AND location_id = ? LIMIT ?)',
   'applied-updates': `DELETE FROM applied_updates WHERE inbox_id IN (

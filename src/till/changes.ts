@@ -38,19 +38,19 @@ export interface ChangesQuery {
   readonly days: number;
 }
 
+/** A location's ranges that overlap [from - 1, to], through (location_id, date_to) (test/integration/date-bounded-plans.test.ts). */
+export const UPCOMING_PRICES_SQL = `SELECT item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id
+  FROM price_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`;
+export const UPCOMING_AVAILABILITY_SQL = `SELECT item_id, meal_period, date_from, date_to, status, source_inbox_id
+  FROM availability_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`;
+
 export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges {
   const locations =
     query.locationId !== null
       ? [query.locationId]
       : till.prepare<[], { location_id: number }>('SELECT DISTINCT location_id FROM items ORDER BY location_id').all().map((r) => r.location_id);
-  const prices = till.prepare<[number, string, string], PriceRangeRow>(
-    `SELECT item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id
-     FROM price_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`,
-  );
-  const availability = till.prepare<[number, string, string], AvailabilityRangeRow>(
-    `SELECT item_id, meal_period, date_from, date_to, status, source_inbox_id
-     FROM availability_ranges WHERE location_id = ? AND date_to >= ? AND date_from <= ?`,
-  );
+  const prices = till.prepare<[number, string, string], PriceRangeRow>(UPCOMING_PRICES_SQL);
+  const availability = till.prepare<[number, string, string], AvailabilityRangeRow>(UPCOMING_AVAILABILITY_SQL);
   const items = till.prepare<[number], { item_id: string; plu: string; item_name: string }>('SELECT item_id, plu, item_name FROM items WHERE location_id = ?');
   const cause = till.prepare<[number], { inbox_id: number; change_sequence: number; applied_at: string }>(
     'SELECT inbox_id, change_sequence, applied_at FROM applied_updates WHERE inbox_id = ?',

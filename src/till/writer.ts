@@ -11,6 +11,17 @@ import { ensureLocationOffsets } from './location-time';
  */
 export const CHANGE_FEED_RETENTION_DAYS = 30;
 
+/**
+ * The ranges of one key that an update's window may touch. SQLite reaches them through (location_id,
+ * item_id, date_to, key) bounded by date_to (till migration 005), so an apply reads the key's ranges
+ * from the window on, never the history before it (test/integration/date-bounded-plans.test.ts).
+ */
+export const SELECT_PRICES_SQL = `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency
+  FROM price_ranges WHERE location_id = ? AND item_id = ? AND tariff_name = ? AND date_to >= ? AND date_from <= ?
+  ORDER BY date_from`;
+export const SELECT_AVAILABILITY_SQL = `SELECT id, date_from, date_to, status FROM availability_ranges
+  WHERE location_id = ? AND item_id = ? AND meal_period = ? AND date_to >= ? AND date_from <= ? ORDER BY date_from`;
+
 /** A price range row's value columns as the till file stores them (also read by till/changes.ts). */
 export interface PriceRow {
   id: number;
@@ -103,21 +114,14 @@ export class MenuWriter {
       'INSERT INTO item_changes (location_id, item_id, plu, inbox_id, change_sequence, applied_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.pruneChanges = db.prepare('DELETE FROM item_changes WHERE applied_at < ?');
-    this.selectPrices = db.prepare<[number, string, string, string, string], PriceRow>(
-      `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency
-       FROM price_ranges WHERE location_id = ? AND item_id = ? AND tariff_name = ? AND date_to >= ? AND date_from <= ?
-       ORDER BY date_from`,
-    );
+    this.selectPrices = db.prepare<[number, string, string, string, string], PriceRow>(SELECT_PRICES_SQL);
     this.deletePrice = db.prepare('DELETE FROM price_ranges WHERE id = ?');
     this.insertPrice = db.prepare(
       `INSERT INTO price_ranges (location_id, item_id, tariff_name, date_from, date_to, price_model, tax_code, tax_rate,
                                  sell_price_minor, sell_price, currency, source_inbox_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectAvailability = db.prepare<[number, string, string, string, string], AvailabilityRow>(
-      `SELECT id, date_from, date_to, status FROM availability_ranges
-       WHERE location_id = ? AND item_id = ? AND meal_period = ? AND date_to >= ? AND date_from <= ? ORDER BY date_from`,
-    );
+    this.selectAvailability = db.prepare<[number, string, string, string, string], AvailabilityRow>(SELECT_AVAILABILITY_SQL);
     this.deleteAvailability = db.prepare('DELETE FROM availability_ranges WHERE id = ?');
     this.anyRange = db.prepare<[number, number], { one: number }>(
       `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM price_ranges WHERE location_id = ?)

@@ -45,12 +45,18 @@ describe('the POS contract', () => {
       (t.agent.core.tillDb.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
     const byPlu = plan("SELECT * FROM pos_prices WHERE location_id = 1 AND plu = '1' AND '2026-12-05' BETWEEN date_from AND date_to");
     assert.match(byPlu, /USING (COVERING )?INDEX items_plu/);
-    assert.match(byPlu, /USING INDEX price_ranges_key/);
+    assert.match(byPlu, /USING INDEX price_ranges_item_end \(location_id=\? AND item_id=\? AND date_to>\?\)/);
     assert.ok(!/SCAN (p|price_ranges)\b/.test(byPlu), byPlu);
     const availability = plan("SELECT * FROM pos_availability_today WHERE location_id = 1 AND plu = '1'");
-    assert.match(availability, /USING INDEX availability_ranges_key/);
+    assert.match(availability, /USING INDEX availability_ranges_item_end \(location_id=\? AND item_id=\? AND date_to>\?\)/);
+    // By tax code: each item once (the views start from items), then its ranges by key. Before till
+    // migration 005 SQLite searched price_ranges_tax for every item, reading the location's ranges
+    // with that tax code once per item.
     const byTax = plan("SELECT * FROM pos_prices WHERE tax_code = 'Z'");
-    assert.match(byTax, /USING INDEX price_ranges_tax/);
+    assert.match(byTax, /SEARCH p USING INDEX price_ranges_item_end \(location_id=\? AND item_id=\?\)/);
+    assert.ok(!/SCAN (p|price_ranges)\b/.test(byTax), byTax);
+    const byTaxToday = plan("SELECT * FROM pos_prices_today WHERE tax_code = 'Z'");
+    assert.match(byTaxToday, /SEARCH p USING INDEX price_ranges_item_end \(location_id=\? AND item_id=\? AND date_to>\?\)/);
   });
 
   it('accepts a location that is not in the config, with the default timezone', async () => {
