@@ -396,7 +396,6 @@ async function main(): Promise<void> {
 }
 
 function agentSqliteVersion(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Database = require('better-sqlite3') as new (f: string) => { prepare(s: string): { get(): unknown }; close(): void };
   const db = new Database(':memory:');
   const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
