@@ -16,7 +16,8 @@
  * published horizon stays a year). Retention runs weekly with its configured periods, as at a site.
  *
  * At each checkpoint: a till's lookups by location and PLU (today through pos_prices_today, six
- * months ahead through pos_prices) on a read-only node:sqlite connection, p50 and p99; the apply time
+ * months ahead through pos_prices) in a process of its own on a read-only node:sqlite connection
+ * (bench/growth-lookups-child.mjs), p50 and p99; the apply time
  * of probe daily edits and republications (the applier's own apply_ms); Coming up (one location, 31
  * days) and `changes` (every location, 14 days); the prune's longest batch; the files' sizes.
  *
@@ -26,7 +27,7 @@
  *
  * Writes its result to bench/results/growth-<date>-<commit>.json (--no-save: not).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,13 +200,6 @@ function usedBytes(db: Db): number {
 
 const count = (db: Db, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
-/** node:sqlite, read-only, as the bench's till reads (bench/till-statements.ts says why this binding). */
-interface NodeSqliteDb {
-  prepare(sql: string): { all(...v: (string | number)[]): unknown[]; get(...v: (string | number)[]): unknown };
-  exec(sql: string): void;
-  close(): void;
-}
-
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-bench-growth-'));
   const config = parseConfig({ dataDir, defaultTimezone: 'UTC', sync: { baselineSettleSeconds: 0 } });
@@ -242,6 +236,7 @@ async function main(): Promise<void> {
     );
 
   const checkpoints: Checkpoint[] = [];
+  let tillSqlite = '';
   const measure = async (updates: number): Promise<void> => {
     // Probes first (they are updates of the history too): daily edits and republications, timed by the applier.
     const daily = locations.flatMap((l) => [deliver(l, dailyEdit(today)).applyMs, deliver(l, dailyEdit(today)).applyMs]);
@@ -255,25 +250,15 @@ async function main(): Promise<void> {
       }
     })();
     store.till.pragma('wal_checkpoint(TRUNCATE)');
-    const nodeSqlite = process.getBuiltinModule('node:sqlite') as { DatabaseSync: new (file: string, o: { readOnly: boolean }) => NodeSqliteDb };
-    const till = new nodeSqlite.DatabaseSync(storeFilePath(dataDir, 'till'), { readOnly: true });
-    const ahead = addDays(today, 182);
-    const todayLookup = till.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices_today WHERE location_id = ? AND plu = ?');
-    const aheadLookup = till.prepare('SELECT plu, item_name, tariff_name, sell_price_minor, tax_code FROM pos_prices WHERE location_id = ? AND plu = ? AND ? BETWEEN date_from AND date_to');
-    const todayMs: number[] = [];
-    const aheadMs: number[] = [];
-    let rows = 0;
-    for (let i = 0; i < LOOKUPS; i++) {
-      const l = locations[i % locations.length]!;
-      const plu = String(1000 + rng.int(0, ITEMS - 1));
-      let t0 = performance.now();
-      rows += todayLookup.all(l, plu).length;
-      todayMs.push(performance.now() - t0);
-      t0 = performance.now();
-      rows += aheadLookup.all(l, plu, ahead).length;
-      aheadMs.push(performance.now() - t0);
-    }
-    till.close();
+    const lookups = Array.from({ length: LOOKUPS }, (_, i) => [locations[i % locations.length]!, String(1000 + rng.int(0, ITEMS - 1))]);
+    const child = spawnSync(process.execPath, [path.join(__dirname, 'growth-lookups-child.mjs')], {
+      input: JSON.stringify({ file: storeFilePath(dataDir, 'till'), ahead: addDays(today, 182), lookups }),
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (child.status !== 0) throw new Error(`the till's lookups failed: ${child.stderr}`);
+    const { sqlite, todayMs, aheadMs, rows } = JSON.parse(child.stdout) as { sqlite: string; todayMs: number[]; aheadMs: number[]; rows: number };
+    tillSqlite = sqlite;
     if (rows < LOOKUPS) throw new Error(`the lookups found ${rows} prices for ${LOOKUPS * 2} lookups: the history has gaps`);
     const timed = (fn: () => unknown, runs = 3): number => {
       fn();
@@ -353,10 +338,6 @@ async function main(): Promise<void> {
   const last = checkpoints[checkpoints.length - 1]!;
   const ratios = Object.fromEntries(Object.keys(first.figures).map((k) => [k, last.figures[k]! / first.figures[k]!]));
   const overTarget = TIME_FIGURES.filter((k) => !(ratios[k]! <= TIME_TARGET));
-  const sqlite = (process.getBuiltinModule('node:sqlite') as { DatabaseSync: new (f: string) => NodeSqliteDb }).DatabaseSync;
-  const memory = new sqlite(':memory:');
-  const tillSqlite = (memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-  memory.close();
   const result = {
     bench: 'growth',
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
