@@ -7,13 +7,16 @@
  * read every range of the item since the first publication; Coming up and retention's prune found
  * their location's ranges through the key index and read the whole location. The indexes here:
  *
- * - (location_id, item_id, date_to, key): a till's lookup by location and PLU reaches the item's
- *   ranges with `date_to >= its date` (SQLite plans `SEARCH p USING INDEX ..._item_end (location_id=?
- *   AND item_id=? AND date_to>?)` from the views' own predicates, with or without ANALYZE statistics,
- *   from SQLite 3.31 to 3.54); the applier's overlay read of one key filters the key from the index.
- *   date_to before the key: a lookup through the views names no tariff or meal period, and a key
- *   column in between would leave its date bound unused.
- * - (location_id, date_to): Coming up's window and the prune's ended ranges of one location.
+ * - (location_id, item_id, date_to, date_from, key): a till's lookup by location and PLU reaches the
+ *   item's ranges with `date_to >= its date` (SQLite plans `SEARCH p USING INDEX ..._item_end
+ *   (location_id=? AND item_id=? AND date_to>?)` from the views' own predicates, with or without
+ *   ANALYZE statistics, from SQLite 3.31 to 3.54). date_from and the key are in the index so that
+ *   SQLite tests `date_from <= date` (and the applier's key) on the index entry and fetches only the
+ *   rows that match: a lookup for today then reads one row per key, not every future range's. date_to
+ *   before the key: a lookup through the views names no tariff or meal period, and a key column in
+ *   between would leave its date bound unused.
+ * - (location_id, date_to, date_from): Coming up's window (the rows that overlap it) and the prune's
+ *   ended ranges of one location.
  *
  * The old indexes go: while one led with (location_id, item_id, key), the planner preferred its three
  * equalities to the date bound. No view changes: the same names, columns, declared types and rows
@@ -24,11 +27,11 @@ export const name = 'till-ranges-by-end-date';
 export const sql = /* sql */ `
 DROP INDEX price_ranges_key;
 DROP INDEX price_ranges_ended;
-CREATE INDEX price_ranges_item_end ON price_ranges (location_id, item_id, date_to, tariff_name);
-CREATE INDEX price_ranges_location_end ON price_ranges (location_id, date_to);
+CREATE INDEX price_ranges_item_end ON price_ranges (location_id, item_id, date_to, date_from, tariff_name);
+CREATE INDEX price_ranges_location_end ON price_ranges (location_id, date_to, date_from);
 
 DROP INDEX availability_ranges_key;
 DROP INDEX availability_ranges_ended;
-CREATE INDEX availability_ranges_item_end ON availability_ranges (location_id, item_id, date_to, meal_period);
-CREATE INDEX availability_ranges_location_end ON availability_ranges (location_id, date_to);
+CREATE INDEX availability_ranges_item_end ON availability_ranges (location_id, item_id, date_to, date_from, meal_period);
+CREATE INDEX availability_ranges_location_end ON availability_ranges (location_id, date_to, date_from);
 `;
