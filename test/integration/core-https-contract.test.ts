@@ -50,8 +50,8 @@ describe('the POS contract', () => {
     const availability = plan("SELECT * FROM pos_availability_today WHERE location_id = 1 AND plu = '1'");
     assert.match(availability, /USING INDEX availability_ranges_item_end \(location_id=\? AND item_id=\? AND date_to>\?\)/);
     // By tax code: each item once (the views start from items), then its ranges by key. Before till
-    // migration 005 SQLite searched price_ranges_tax for every item, reading the location's ranges
-    // with that tax code once per item.
+    // migration 005 SQLite searched an index by (tax_code, location_id) for every item, reading the
+    // location's ranges with that tax code once per item.
     const byTax = plan("SELECT * FROM pos_prices WHERE tax_code = 'Z'");
     assert.match(byTax, /SEARCH p USING INDEX price_ranges_item_end \(location_id=\? AND item_id=\?\)/);
     assert.ok(!/SCAN (p|price_ranges)\b/.test(byTax), byTax);
