@@ -373,6 +373,8 @@ async function main(): Promise<void> {
   };
 
   const started = performance.now();
+  // The commit measured: read now, before anything in the worktree may change during the run.
+  const commit = gitCommit();
   try {
     log(`growth: ${LOCATIONS} locations x ${ITEMS} items, ${TARIFFS.length} tariffs, ${MEAL_PERIODS.length} meal periods; ${UPDATES} updates; checkpoints ${CHECKPOINTS.join(', ')}; data in ${dataDir}`);
     // Imported, as support loads a site's first menu: a webhook baseline would wait for the settle
@@ -417,7 +419,7 @@ async function main(): Promise<void> {
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
     node: process.version,
     sqlite: { agent: agentSqliteVersion(), till: tillSqlite },
-    commit: gitCommit(),
+    commit,
     date: new Date().toISOString(),
     options: { updates: UPDATES, checkpoints: CHECKPOINTS, items: ITEMS, locations: LOCATIONS, tariffs: TARIFFS.length, mealPeriods: MEAL_PERIODS.length, lookups: LOOKUPS, rounds: ROUNDS, seed: SEED, retention: site.config.retention },
     figures: { checkpoints, ratiosLastToFirst: ratios, ratiosLastToBaseline: toBaseline, timeTarget: TIME_TARGET, overTarget, overTargetToBaseline, runSeconds: (performance.now() - started) / 1000 },
