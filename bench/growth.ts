@@ -10,8 +10,8 @@
  * parsing the other benchmarks already measure. The applier and retention run on a simulated clock
  * (one day per step), so a run of minutes covers years.
  *
- * The history, per location: a first publication of every item over 365 days in monthly ranges (3
- * tariffs, 2 meal periods), then each day a one-day edit of a few items, each week a seven-day edit,
+ * The history, per location: a first publication of every item over the coming 365 days (and the 400
+ * before, so that retention has ranges to prune from the start) in monthly ranges (3 tariffs, 2 meal periods), then each day a one-day edit of a few items, each week a seven-day edit,
  * each month a republication of every item (next month's prices, and the month a year ahead so the
  * published horizon stays a year). Retention runs weekly with its configured periods, as at a site.
  *
@@ -344,14 +344,18 @@ async function main(): Promise<void> {
   let baseSequence = new Map<number, number>();
   const checkpoints: Checkpoint[] = [];
   const measure = async (updates: number): Promise<void> => {
-    const figures = await site.measure();
-    let baseline: Record<string, number>;
     if (checkpoints.length === 0) {
-      // The first checkpoint's files (after its measurement, checkpointed): each later checkpoint
-      // measures a fresh copy of them too, at the first checkpoint's date, as the same-run baseline.
+      // The first checkpoint's files as its measurement finds them: each later checkpoint measures a
+      // fresh copy of them too, at the first checkpoint's date, in the same way (the same-run baseline).
+      site.store.till.pragma('wal_checkpoint(TRUNCATE)');
+      site.store.agent.pragma('wal_checkpoint(TRUNCATE)');
       fs.mkdirSync(baseDir);
       for (const f of DATA_FILES) fs.copyFileSync(path.join(siteDir, f), path.join(baseDir, f));
       baseSequence = new Map(site.sequence);
+    }
+    const figures = await site.measure();
+    let baseline: Record<string, number>;
+    if (checkpoints.length === 0) {
       baseline = figures;
     } else {
       const copyDir = path.join(dataDir, `baseline-${updates}`);
@@ -380,7 +384,9 @@ async function main(): Promise<void> {
     log(`growth: ${LOCATIONS} locations x ${ITEMS} items, ${TARIFFS.length} tariffs, ${MEAL_PERIODS.length} meal periods; ${UPDATES} updates; checkpoints ${CHECKPOINTS.join(', ')}; data in ${dataDir}`);
     // Imported, as support loads a site's first menu: a webhook baseline would wait for the settle
     // period on the real clock, which the simulated one is years ahead of.
-    for (const l of locations) site.deliver(l, wholeMenu(START, addDays(START, 364), 31), 'import');
+    // It starts 400 days back, so that the first checkpoint's prune has ended ranges to delete too:
+    // every checkpoint's longest batch is then a full one.
+    for (const l of locations) site.deliver(l, wholeMenu(addDays(START, -400), addDays(START, 364), 31), 'import');
     let applied = 0;
     let next = 0;
     let day = 0;
