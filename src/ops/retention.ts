@@ -93,15 +93,17 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }) };
   // A finished update's row, once its delivery rows (pruned before it) and open warnings are gone. Never
   // a waiting or conflicting row, nor a row under the same ChangeSequence as a conflict (the operator
-  // chooses among those bodies), nor the location's latest applied update (the chain's state). Through
-  // inbox_finished (state, applied or received): each batch reads the rows it deletes and the few kept.
+  // chooses among those bodies), nor the location's latest applied update (the chain's state: found from
+  // the newest row down, not by reading the location's every row). Through inbox_finished (state,
+  // applied or received): each batch reads the rows it deletes and the few kept.
   const updateIds = db.prepare<[string, number], { id: number }>(
     `SELECT i.id FROM inbox i
      WHERE i.state IN ('applied', 'stale', 'superseded') AND coalesce(i.applied_at, i.received_at) < ?
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.inbox_id = i.id)
        AND NOT EXISTS (SELECT 1 FROM update_warnings w WHERE w.inbox_id = i.id AND w.acknowledged_at IS NULL)
        AND NOT EXISTS (SELECT 1 FROM inbox c WHERE c.location_id = i.location_id AND c.change_sequence = i.change_sequence AND c.state = 'conflict')
-       AND NOT (i.state = 'applied' AND i.change_sequence = (SELECT max(a.change_sequence) FROM inbox a WHERE a.location_id = i.location_id AND a.state = 'applied'))
+       AND NOT (i.state = 'applied' AND i.change_sequence = (SELECT a.change_sequence FROM inbox a WHERE a.location_id = i.location_id AND a.state = 'applied'
+                                                            ORDER BY a.change_sequence DESC LIMIT 1))
      LIMIT ?`,
   );
   const dropWarnings = db.prepare('DELETE FROM update_warnings WHERE inbox_id = ?');
