@@ -22,7 +22,7 @@
  * days) and `changes` (every location, 14 days); the prune's longest batch; the files' sizes. Each
  * later checkpoint also measures a fresh copy of the first checkpoint's files, at its date, right after
  * its own figures: the same-run baseline, which takes the machine's load at that moment out of the
- * ratio (this machine's two cores are shared, and its load moves a figure more than 1.5x on its own).
+ * ratio (this machine's two cores are shared with other jobs).
  *
  *   npm run bench:growth                          # 5,000 updates, checkpoints 0, 500, 2000, 5000
  *   npm run bench:growth -- --updates 1000 --checkpoints 0,250,1000 --items 500
