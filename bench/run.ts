@@ -30,7 +30,7 @@ import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
-import { openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
+import { NODE_SQLITE_MISSING, nodeSqlite, openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
 import { spawnAgent, writeConfig, type ChildAgent } from '../src/dev/child-agent';
 
 interface SizeSpec {
@@ -99,6 +99,11 @@ const tillReaderArg = args['till-reader'];
 if (tillReaderArg !== undefined && tillReaderArg !== 'python') throw new Error(`--till-reader takes only python (a Node reader is --till-binding), not ${tillReaderArg}`);
 const tillReader: TillBinding | 'python' = tillReaderArg === 'python' ? 'python' : tillBinding;
 const tillInOwnProcess = args['till-process'] || tillReaderArg !== undefined;
+// The bench's own requirement (the agent needs no node:sqlite): said in one line, before any work.
+if (tillBinding === 'node:sqlite' && nodeSqlite() === undefined) {
+  process.stderr.write(`${NODE_SQLITE_MISSING}\n`);
+  process.exit(1);
+}
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);

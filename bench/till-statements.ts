@@ -38,22 +38,28 @@ interface TillConnection {
   close(): void;
 }
 
-/** The part of node:sqlite this uses (@types/node 20 has no declarations for it). */
-interface NodeSqlite {
-  DatabaseSync: new (file: string, options: { readOnly: boolean }) => TillConnection & { exec(sql: string): void };
-}
-
 /** A read-only better-sqlite3 connection, as the agent's own readers open one. */
 function openBetterSqlite3(file: string): TillConnection {
   const db = openReadOnly(file);
   return { prepare: (sql) => db.prepare<unknown[]>(sql), close: () => db.close() };
 }
 
+/**
+ * Node's built-in SQLite module, or undefined where this Node has none without a flag (before 22.13):
+ * getBuiltinModule answers undefined for such a module. Only the bench needs it; the agent reads and
+ * writes through better-sqlite3.
+ */
+export function nodeSqlite(): typeof import('node:sqlite') | undefined {
+  return process.getBuiltinModule?.('node:sqlite') as typeof import('node:sqlite') | undefined;
+}
+
+/** The one line a bench prints when its till would read through node:sqlite and this Node has none. */
+export const NODE_SQLITE_MISSING = `the bench's till reads through node:sqlite, which this Node (${process.version}) does not have: use Node 22.14 or newer (as the agent needs), or --till-binding better-sqlite3`;
+
 /** A read-only node:sqlite connection set up as openReadOnly sets up better-sqlite3's. */
 function openNodeSqlite(file: string): TillConnection {
-  // getBuiltinModule answers undefined for a module this Node does not have (or has only behind a flag).
-  const module = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined;
-  if (module === undefined) throw new Error(`this Node (${process.version}) has no node:sqlite without a flag: use Node 22.13 or newer, or --till-binding better-sqlite3`);
+  const module = nodeSqlite();
+  if (module === undefined) throw new Error(NODE_SQLITE_MISSING);
   const db = new module.DatabaseSync(file, { readOnly: true });
   // Wait for a writer's checkpoint instead of failing.
   db.exec('PRAGMA busy_timeout = 5000');

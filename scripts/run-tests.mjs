@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs node's built-in test runner over every *.test.ts file below the given folders, with tsx
-// loading TypeScript. (Node 20's --test has no recursive glob of its own.)
+// loading TypeScript. The files are listed here rather than globbed by `node --test`, so the same
+// folders and single files can be given on every supported Node.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -6,11 +6,6 @@ import { AgentCore } from '../../../src/core';
 import { silentLogger } from '../../../src/log';
 import { pruneDatabase, retentionCutoffs, RetentionService, type RangePruner } from '../../../src/ops/retention';
 import { pruneRangeBatch } from '../../../src/sync/range-prune';
-
-/** No agent runs in these tests: the till's ranges are pruned here, as the applier thread would. */
-function inProcessRanges(till: Db): RangePruner {
-  return (request) => Promise.resolve(pruneRangeBatch(till, request));
-}
 import { databasePath, type Db } from '../../../src/store/database';
 import { startTestAgent } from '../../helpers/agent';
 import { testConfig } from '../../helpers/fixtures';
@@ -19,6 +14,14 @@ const NOW = new Date('2026-06-01T12:00:00.000Z');
 const OLD = '2026-01-01T00:00:00.000Z';
 const RECENT = '2026-05-30T00:00:00.000Z';
 const READER = path.resolve(__dirname, '..', '..', 'helpers', 'ops', 'till-reader.mjs');
+
+/**
+ * For the tests that prune without an agent running: the till's ranges are pruned here, in this
+ * process, as the applier thread would (the tests that start an agent go through its applier).
+ */
+function inProcessRanges(till: Db): RangePruner {
+  return (request) => Promise.resolve(pruneRangeBatch(till, request));
+}
 
 /** Fills the tables with old and recent rows straight through SQL (the applier would take minutes). */
 /** Seeds agent.db (bodies, history, quarantine) and the till's file (items, ranges) of one location. */
