@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The first step of `npm test`: the suites test with real tools (Chromium, nginx, libfiu, unixODBC with
-// SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, makensis, a second OS user through setpriv). What is
-// missing is installed from Debian's packages when this may (root, with apt-get); otherwise the run
-// stops here naming the one command that fixes it. Never a silently skipped suite.
+// The first step of `npm run test:system`: its suites test with real tools (Chromium, nginx, libfiu,
+// unixODBC with SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, makensis, a C compiler
+// with SQLite's headers, a second OS user through setpriv). What is missing is installed from Debian's packages when
+// this may (root, with apt-get); otherwise the run stops here naming the one command that fixes it.
+// Never a silently skipped suite: in CI (.ci/run) a missing tool fails the run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -30,6 +31,8 @@ const NEEDS = [
   ['setpriv (a second OS user)', () => has('setpriv', ['--version']), ['util-linux']],
   ['systemd-analyze (the service unit)', () => has('systemd-analyze', ['--version']), ['systemd']],
   ['makensis (the installer script compiles)', () => has('makensis', ['-VERSION']), ['nsis']],
+  ['a C compiler and SQLite headers (the re-plan counter extension)', () => has('cc', ['--version']) && fs.existsSync('/usr/include/sqlite3ext.h'), ['gcc', 'libc6-dev', 'libsqlite3-dev']],
+  ['python3 (a reader on the system SQLite)', () => has('/usr/bin/python3', ['--version']), ['python3']],
 ];
 
 function missing() {

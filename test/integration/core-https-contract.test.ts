@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { Redactor } from '../../src/log';
 import { startTestAgent } from '../helpers/agent';
 import { item, price, sampleBodies, tempDir, update } from '../helpers/fixtures';
+import { needs } from '../helpers/system';
 
 function selfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
   const certFile = path.join(dir, 'cert.pem');
@@ -15,7 +16,7 @@ function selfSignedCertificate(dir: string): { certFile: string; keyFile: string
 }
 
 describe('direct HTTPS', () => {
-  it('serves the receiver over TLS when webhook.tls is set', async () => {
+  it('serves the receiver over TLS when webhook.tls is set', needs('openssl'), async () => {
     const dir = tempDir();
     const tls = selfSignedCertificate(dir);
     const t = await startTestAgent({ webhook: { tls } });

@@ -14,6 +14,7 @@ import { startAdminAgent } from '../helpers/admin';
 import { startTestAgent } from '../helpers/agent';
 import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
 import { item, price, schedule, tempDir, testConfig } from '../helpers/fixtures';
+import { needs } from '../helpers/system';
 
 /**
  * "Today" per location (till migrations 002 and 003): the _today views, `lookup` and the status window's API
@@ -85,7 +86,7 @@ function sqlite3(file: string, tz: string, sql: string): unknown[] {
 }
 
 describe("the _today views use each location's own date", () => {
-  it('for readers in five timezones, and lookup and the window agree with them', async () => {
+  it('for readers in five timezones, and lookup and the window agree with them', needs('the sqlite3 shell'), async () => {
     const running = await startAdminAgent({ locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3] });
     for (const id of [1, 2, 3]) assert.equal((await running.post(dayByDay(id, 10 + id))).status, 200);
     await running.settle();
@@ -289,7 +290,7 @@ describe("the _today views use each location's own date", () => {
     }
   });
 
-  it('a till file made under migration 002 answers the same rows after 003 and 004 (offsets, none, open-ended, readers in three zones)', () => {
+  it('a till file made under migration 002 answers the same rows after 003 and 004 (offsets, none, open-ended, readers in three zones)', needs('the sqlite3 shell'), () => {
     const file = storeFilePath(tempDir('pos-sync-today-003-'), 'till');
     // Locations 1 and 2 have offsets; 5 has none (a file an older agent wrote), so both views fall back
     // to the reader's local date for it. Each has yesterday's, today's and an open-ended range from

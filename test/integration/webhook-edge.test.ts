@@ -8,6 +8,7 @@ import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
 import { freePort } from '../helpers/child-agent';
 import { tempDir } from '../helpers/fixtures';
 import { RefusalCounter } from '../../src/webhook/refusals';
+import { needs } from '../helpers/system';
 
 /**
  * Issue 10, points 4 and 5, tested with the real tools: nginx (Debian's) in front of the webhook as a
@@ -94,7 +95,7 @@ describe('the webhook at its edges', async () => {
     assert.deepEqual(statusOf(accepted), [100, 200], accepted);
   });
 
-  it('behind nginx, a wrong token reaches the sender as 401 (never nginx\'s 502); an oversize body gets the edge\'s 413', async (ctx) => {
+  it('behind nginx, a wrong token reaches the sender as 401 (never nginx\'s 502); an oversize body gets the edge\'s 413', needs('nginx'), async (ctx) => {
     const nginx = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
     assert.equal(nginx.status, 0, 'nginx (Debian package) is needed: apt-get install -y nginx (npm test installs it when run as root)');
     const dir = tempDir();

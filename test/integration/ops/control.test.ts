@@ -7,7 +7,8 @@ import Database from 'better-sqlite3';
 import { controlEndpoint } from '../../../src/ops/control-protocol';
 import { REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../../helpers/child-agent';
 import { SAMPLES_DIR, tempDir } from '../../helpers/fixtures';
-import { assertNobodyCanReach } from '../../helpers/second-user';
+import { reachableByNobody } from '../../helpers/second-user';
+import { needs } from '../../helpers/system';
 
 /**
  * Issue 11: the CLI's data-changing commands (import, force-apply, ack-warnings, pause, resume) hand
@@ -160,19 +161,19 @@ describe('CLI commands hand their work to the running agent', () => {
     assert.match(cli(config, 'status').stdout, /last applied ChangeSequence 1041/);
   });
 
-  it('another OS user cannot reach the control socket', async (t) => {
+  it('another OS user cannot reach the control socket', needs('root (a second OS user)'), async (t) => {
     if (process.getuid?.() !== 0) {
       // CI runs as root; elsewhere the second user cannot be switched to. Say so rather than pass.
       assert.fail('this test needs root to switch to the nobody user (setpriv); run the suite as CI does');
     }
-    assertNobodyCanReach(process.execPath);
+    const node = reachableByNobody(process.execPath);
     const { dataDir, config } = setup();
     const agent = await startChildAgent(config);
     try {
       const endpoint = controlEndpoint(dataDir);
       assert.equal(fs.statSync(endpoint).mode & 0o777, 0o600, 'the socket is owner-only');
       const probe = `require('net').connect(${JSON.stringify(endpoint)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(1); })`;
-      const r = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', probe], { encoding: 'utf8', cwd: '/tmp', timeout: 30_000 });
+      const r = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', node, '-e', probe], { encoding: 'utf8', cwd: '/tmp', timeout: 30_000 });
       assert.notEqual(r.status, 0, `nobody connected: ${r.stdout}${r.stderr}`);
       assert.match(r.stdout, /EACCES/);
       t.diagnostic(`nobody's connect: ${r.stdout.trim()}`);

@@ -7,6 +7,7 @@ import { isInstanceLocked, lockFile } from '../../../src/ops/instance';
 import { pidFile } from '../../../src/ops/paths';
 import { REPO_ROOT, startChildAgent, writeConfig } from '../../helpers/child-agent';
 import { sampleBodies, tempDir } from '../../helpers/fixtures';
+import { needs } from '../../helpers/system';
 
 /** Issue 10, point 7: one agent per data folder, with an OS lock held for the agent's life. */
 
@@ -73,7 +74,7 @@ describe('one agent per data folder (two real processes)', () => {
     }
   });
 
-  it('the lock is an ordinary OS lock: held by another program (the sqlite3 shell), it stops serve and compact too', async () => {
+  it('the lock is an ordinary OS lock: held by another program (the sqlite3 shell), it stops serve and compact too', needs('the sqlite3 shell'), async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
     fs.mkdirSync(dataDir);

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, writeConfig } from '../../helpers/child-agent';
 import { sampleBodies, tempDir } from '../../helpers/fixtures';
-import { assertNobodyCanReach } from '../../helpers/second-user';
+import { nobodyCanRead, reachableByNobody } from '../../helpers/second-user';
 
 /**
  * Issue 10, point 2: everything the agent writes is owner-only, except the till's own file for a
@@ -96,9 +96,8 @@ function openParent(): string {
 }
 
 function readPosAsNobody(dbFile: string, groups: number[]): { status: number | null; out: string } {
-  assertNobodyCanReach(process.execPath, path.join(SQLITE, 'package.json'));
   const script = `const D = require(process.env.SQLITE); const db = new D(process.env.DB, { readonly: true, fileMustExist: true }); console.log(JSON.stringify(db.prepare('SELECT count(*) AS n FROM pos_prices').get()));`;
-  return asNobody([process.execPath, '-e', script], groups, { SQLITE, DB: dbFile });
+  return asNobody([reachableByNobody(process.execPath), '-e', script], groups, { SQLITE: reachableByNobody(SQLITE), DB: dbFile });
 }
 
 describe('private files, checked as a second OS user', () => {
@@ -106,15 +105,21 @@ describe('private files, checked as a second OS user', () => {
     assert.equal(process.getuid?.(), 0, 'run these tests as root: they read the files as nobody through setpriv');
   });
 
-  it('a test that needs nobody to read a path says which folder stops nobody (README: where to clone)', () => {
+  it('what nobody must run or read is copied where nobody can reach it when the clone is in a private folder', () => {
     const closed = tempDir();
     fs.chmodSync(closed, 0o700);
-    const file = path.join(closed, 'inner', 'file');
-    fs.mkdirSync(path.dirname(file));
-    fs.writeFileSync(file, 'x', { mode: 0o644 });
-    assert.throws(() => assertNobodyCanReach(file), (err: Error) => err.message.includes(`the folder ${closed} is closed to other users`));
+    const folder = path.join(closed, 'inner');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'file'), 'x', { mode: 0o600 });
+    assert.equal(nobodyCanRead(path.join(folder, 'file')), false, 'the original is closed to nobody');
+    const copy = reachableByNobody(folder);
+    assert.notEqual(copy, folder);
+    assert.equal(asNobody(['cat', path.join(copy, 'file')]).out, 'x', 'nobody reads the copy');
     fs.chmodSync(closed, 0o755);
-    assertNobodyCanReach(file);
+    fs.chmodSync(path.join(folder, 'file'), 0o644);
+    const open = path.join(closed, 'open-file');
+    fs.writeFileSync(open, 'y', { mode: 0o644 });
+    assert.equal(reachableByNobody(open), open, 'a path nobody can read is used where it is');
   });
 
   it('after serve, backup, diagnose and secrets set under umask 022, nobody can read nothing the agent wrote', async () => {

@@ -12,6 +12,7 @@ import { pidFile } from '../../../src/ops/paths';
 import { startAgent } from '../../../src/ops/startup';
 import { freePort, REPO_ROOT, startChildAgent, writeConfig } from '../../helpers/child-agent';
 import { sampleBodies, tempDir, testConfig } from '../../helpers/fixtures';
+import { needs } from '../../helpers/system';
 
 /** Issue 10, point 6: start-up is all or nothing, through a real `serve` process. */
 
@@ -112,7 +113,7 @@ describe('start-up is all or nothing (spawned serve)', () => {
     assert.match(r.output, /defaultTimezone: "Mars\/Olympus" is not a canonical IANA timezone name/);
   });
 
-  it('a read-only data folder stops start-up with exit 3 naming dataDir', async () => {
+  it('a read-only data folder stops start-up with exit 3 naming dataDir', needs('root (a read-only tmpfs mount)'), async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'ro');
     fs.mkdirSync(dataDir);
@@ -198,7 +199,7 @@ function selfSignedCertificate(dir: string): { certFile: string; keyFile: string
 }
 
 describe('a webhook reachable from outside needs a token (issue 10, point 1)', () => {
-  it('TLS without a bearer token stops start-up with exit 3 naming webhook.bearerToken', async () => {
+  it('TLS without a bearer token stops start-up with exit 3 naming webhook.bearerToken', needs('openssl'), async () => {
     const dir = tempDir();
     const port = await freePort();
     const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port, tls: selfSignedCertificate(dir) }, admin: { port: 0 } });
@@ -209,7 +210,7 @@ describe('a webhook reachable from outside needs a token (issue 10, point 1)', (
     assertNothingLeft(path.join(dir, 'data'));
   });
 
-  it('with webhook.allowUnauthenticated it starts, and the start-up log says it is open to anyone', async () => {
+  it('with webhook.allowUnauthenticated it starts, and the start-up log says it is open to anyone', needs('openssl'), async () => {
     const dir = tempDir();
     const child = await startChildAgent(
       writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0, tls: selfSignedCertificate(dir), allowUnauthenticated: true }, admin: { port: 0 } }),
