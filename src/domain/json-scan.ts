@@ -1,8 +1,8 @@
 /**
  * Reads a JSON object body without building it whole: the top-level members are located (their keys
  * decoded, their values as byte spans), and the elements of one array member (the update's
- * ScheduledItems) as byte spans too. Each span is then parsed on its own, so a 43 MB publication is
- * never one 43 MB string and one object graph at once: the receiver validates item by item and the
+ * ScheduledItems) as byte spans too. Each span is then parsed on its own, so a large publication is
+ * never one whole string and one object graph at once: the receiver validates item by item and the
  * applier plans item by item.
  *
  * The scanner checks the structure it walks (object and array punctuation, string quoting and
@@ -63,7 +63,7 @@ function stringEnd(b: Uint8Array, pos: number): number {
 /**
  * Just after the bracket that closes the object or array opening at `pos` (brackets inside strings
  * ignored). On failure, -(offset + 1) of the mismatched bracket or of the end. A tight loop over
- * local variables: it walks every byte of a 43 MB publication.
+ * local variables: it walks every byte of the largest publication.
  */
 function containerEnd(b: Uint8Array, pos: number): number {
   const n = b.length;
@@ -399,8 +399,8 @@ const FIRST_MEMBER = '\u0000{';
  * what JSON.parse accepts (property-tested against it) and throws a SyntaxError otherwise. Iterative,
  * not recursive, so deep nesting that JSON.parse reads is read here too instead of overflowing the stack.
  * The position is a local, and the helpers are plain functions of (text, position): the applier
- * parses every item of a publication with it (5,000 items, 43 MB for the L menu), and a position
- * shared with closures made every step a memory access (255 -> ~170 ms for the L items).
+ * parses every item of a publication with it (5,000 items for the L menu), and a position shared
+ * with closures made every step a memory access, measurably slower on the L items (bench:parse).
  */
 export function parseExact(text: string): unknown {
   const n = text.length;
@@ -485,8 +485,8 @@ export function parseExact(text: string): unknown {
  * One string per distinct member name. A key sliced from the text is a new string each time, and
  * storing a property under a new string makes V8 look it up in its string table first; the same few
  * names (ItemID, DateFrom, SellPrice, ...) repeat hundreds of thousands of times in a large
- * publication. Handing back the first copy took reading and planning the L body (5,000 items) from
- * about 1.0 s to 0.56 s. Bounded in count and length: other names are used as they come.
+ * publication. Handing back the first copy made reading and planning the L body markedly faster
+ * (npm run bench). Bounded in count and length: other names are used as they come.
  */
 const KEYS = new Map<string, string>();
 /** The same names by length and first character, to find one in the text without slicing it out. */
@@ -496,7 +496,7 @@ const MAX_KEY_LENGTH = 64;
 /**
  * Names compared in place per length and first character. A publication uses a few dozen names, so
  * groups stay small; a crafted body with thousands of names of one shape would otherwise make every
- * member compare against thousands of candidates (17 s for 300,000 members). Names past the limit
+ * member compare against thousands of candidates, for seconds on end. Names past the limit
  * are still made canonical, after slicing, through KEYS.
  */
 export const MAX_NAMES_PER_SHAPE = 8;

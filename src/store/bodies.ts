@@ -4,7 +4,7 @@ import type { Db } from './database';
 /**
  * The bytes of each inbox row, kept in chunks of at most 1 MiB (inbox_bodies). better-sqlite3 copies a
  * bound blob (SQLITE_TRANSIENT) and SQLite builds a record around it; in chunks those copies are 1 MiB
- * at a time instead of the whole 43 MB of a large publication, and reading one back fills a single
+ * at a time instead of the whole of a large publication, and reading one back fills a single
  * buffer of the final size.
  */
 export const BODY_CHUNK_BYTES = 1 << 20;
@@ -14,7 +14,7 @@ const RELEASE_FROM_BYTES = 64 * 1024;
 
 /**
  * Frees a large body's memory now instead of at its thread's next full collection. The inbox thread is
- * idle after storing a delivery, so a 43 MB body moved to it stayed allocated through the whole apply
+ * idle after storing a delivery, so a large body moved to it stayed allocated through the whole apply
  * that followed, beside the applier's own copy. Only for a Buffer that owns its whole ArrayBuffer
  * (a body read here, or moved from the receiver); every view of it is empty afterwards, so call it
  * once nothing will read the body again.

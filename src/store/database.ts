@@ -12,8 +12,7 @@ const preparedByConnection = new WeakMap<Db, Map<string, Database.Statement>>();
  * The statement for `sql` on this connection, prepared on first use and kept with the connection.
  * For code that runs per apply, per drain or per poll outside a class that holds its statements: a
  * statement prepared on each call keeps its native memory (several KB) until V8 happens to collect its
- * small wrapper, which under a long backlog meant hundreds of MB (70,000 calls of the offsets check
- * grew a process by 390-570 MiB before this; docs/performance.md).
+ * small wrapper, which under a long backlog grew a process by hundreds of MB (docs/performance.md).
  */
 export function preparedStatement<P extends unknown[] | object = unknown[], R = unknown>(db: Db, sql: string): Database.Statement<P, R> {
   let statements = preparedByConnection.get(db);
@@ -64,15 +63,15 @@ export function storeFilePath(dataDir: string, kind: StoreFileKind): string {
  * Page cache of each agent.db connection, in KiB (SQLite as better-sqlite3 builds it keeps up to
  * 16 MiB per connection). agent.db's large traffic is bodies streamed through once, in 1 MiB chunks,
  * when a delivery is stored and when it is applied; a cache cannot speed that up, and three full ones
- * (receiver, inbox thread, applier thread) held 48 MiB of pages nobody would read again. Its small
+ * (receiver, inbox thread, applier thread) held pages nobody would read again. Its small
  * rows and indexes fit well within this.
  */
 export const AGENT_DB_CACHE_KIB = 2048;
 
 /**
- * Page cache of each writer connection to pos-sync.db, in KiB. Writing the 210,000 range rows of the
- * largest publication took the same time with 4, 8 or 16 MiB (the rows arrive in key order, so the
- * indexes' pages are visited in order); 8 MiB keeps a margin for menus with less orderly keys.
+ * Page cache of each writer connection to pos-sync.db, in KiB. Writing the range rows of the largest
+ * publication took the same time with half or twice this cache (the rows arrive in key order, so the
+ * indexes' pages are visited in order); this size keeps a margin for menus with less orderly keys.
  */
 export const TILL_DB_CACHE_KIB = 8192;
 
@@ -126,8 +125,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
  * Removes ANALYZE's samples of index keys (sqlite_stat4) from a file, keeping its summary statistics
  * (sqlite_stat1, which the till's lookups need). With samples present, SQLite plans a prepared
  * statement again whenever a value bound to a sampled column changes: every till lookup by another
- * PLU was parsed and planned anew, 12 % slower on the L menu (the item's key search alone 0.004 ->
- * 0.010 ms; docs/performance.md). The agent's own `PRAGMA optimize` gathers no samples; a full
+ * PLU was parsed and planned anew, measurably slower on the L menu (docs/performance.md). The
+ * agent's own `PRAGMA optimize` gathers no samples; a full
  * `ANALYZE` run by hand does, so the till's file is checked each time a writer opens it. Returns how
  * many samples it removed (usually none, and then it writes nothing; also none when another
  * connection holds the write lock or the file is read-only for this user).

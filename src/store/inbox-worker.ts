@@ -7,7 +7,7 @@ import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 /**
  * The inbox's thread: parses, validates and durably stores each delivery in agent.db (its own
- * connection), so neither JSON.parse of a 43 MB body nor its INSERT and fsync runs on the event loop
+ * connection), so neither JSON.parse of a large body nor its INSERT and fsync runs on the event loop
  * that answers head office (the receiver thread) or on the main thread (the status window, imports). One
  * request at a time, in arrival order, from either.
  */

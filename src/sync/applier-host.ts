@@ -30,11 +30,11 @@ export class ApplierHost {
       entry: 'applier-worker',
       name: 'applier',
       workerData: data,
-      // An L publication (5,000 items, 43 MB) keeps ~40 MB alive while it is applied (bench/mem-probe):
-      // 256 MB leaves a wide margin and makes the thread collect long before the machine feels it.
-      // The young generation is what an apply churns through (each item's parsed objects die with the
-      // item): 8 MB (semi-spaces of ~2.7 MB) plans and writes the L body as fast as 32 MB or V8's
-      // default did, and the agent's peak RSS during that apply fell by 30-40 MiB (docs/performance.md).
+      // What an L publication (the largest, 5,000 items) keeps alive while it is applied is a fraction
+      // of 256 MB (bench/mem-probe measures it): a wide margin that still makes the thread collect
+      // long before the machine feels it. The young generation is what an apply churns through (each
+      // item's parsed objects die with the item): 8 MB plans and writes the L body as fast as 32 MB or
+      // V8's default did, with a lower peak RSS for the agent during that apply (npm run bench).
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
       onEvent: (event) => {
         if (event.type === 'applied') events.applied?.(event.update);

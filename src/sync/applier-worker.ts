@@ -10,7 +10,7 @@ import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, Force
 
 /**
  * The applier's thread: its own connections to pos-sync.db and agent.db, so the long synchronous
- * work of an apply (parsing a 43 MB body, writing 200,000 range rows) never runs on the event loop
+ * work of an apply (parsing a large body, writing its range rows) never runs on the event loop
  * that answers head office and the status window. Requests are handled one at a time, in order.
  */
 

@@ -287,7 +287,7 @@ export class Applier {
   /**
    * A stored body, read part by part. Its layout (where the envelope's members and each item are,
    * recorded when it was stored) lets the envelope and each item be read from agent.db as they are
-   * planned (BodyStore.ranges), so the 43 MB of the largest publication are never loaded whole. A body
+   * planned (BodyStore.ranges), so the largest publication is never loaded whole. A body
    * stored before layouts existed is read whole once, to find its items, and released at once.
    */
   private readStored(inboxId: number): ReadBodyResult {

@@ -116,7 +116,7 @@ export class ThreadClient<Request, Event = never> {
       /**
        * The thread's V8 heap bounds. Without them each thread's heap grows towards a share of the
        * machine's memory before collecting, and three isolates doing that made the agent's peak RSS
-       * 15 times a large publication's size; bodies themselves are Buffers, outside these limits.
+       * many times a large publication's size; bodies themselves are Buffers, outside these limits.
        */
       readonly resourceLimits?: { readonly maxOldGenerationSizeMb: number; readonly maxYoungGenerationSizeMb?: number };
       readonly onEvent?: (event: Event) => void;

@@ -71,7 +71,7 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
   const source: Readable = decoding ? req.pipe(decoding) : req;
   return new Promise<Buffer>((resolve, reject) => {
     // With a declared length and no decoding, the body is copied once into a buffer of that size (a
-    // 43 MB publication is never held twice: chunks plus their concatenation).
+    // large publication is never held twice: chunks plus their concatenation).
     const whole = declared !== null && !decoding && declared > 0 ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     let received = 0;
@@ -108,7 +108,7 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
         chunk.copy(whole, received - chunk.length);
         // Copied: free the chunk now. Node's HTTP parser hands each piece of a body over in a buffer of
         // its own, which otherwise stays allocated until this thread's next garbage collection; an idle
-        // receiver may not run one for a long while, so a 43 MB publication was held twice (its
+        // receiver may not run one for a long while, so a large publication was held twice (its
         // pieces and the whole) and the memory stayed with the process (docs/performance.md).
         // Only when this listener is the body's one reader: not for a decoded body (the decoder's
         // output may share its buffers).

@@ -23,7 +23,7 @@ let post: (event: ReceiverEvent) => void = () => {};
 /**
  * Notices to the main thread go out in batches, at most one per NOTICE_BATCH_MS (NoticeBatcher):
  * waking the main thread for every small delivery made a till reading pos-sync.db during a large
- * apply about half as slow again at p99 on a 2-core PC (0.30-0.49 ms against 0.21-0.27 ms batched;
+ * apply markedly slower at p99 on a 2-core PC (the bench's till lookups during the apply measure it;
  * docs/performance.md, "The receiver on a thread of its own").
  */
 const NOTICE_BATCH_MS = 50;
