@@ -16,6 +16,7 @@ import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/p
 import { silentLogger } from '../src/log';
 import { upcomingChanges } from '../src/till/changes';
 import { openReadOnly, storeFilePath, type Db } from '../src/store/database';
+import { recordResult } from './results';
 
 export interface ChangesBench {
   readonly items: number;
@@ -85,7 +86,8 @@ async function standalone(): Promise<void> {
     const db = openReadOnly(storeFilePath(work, 'till'));
     try {
       const result = measureChanges(db, update.locationId, today);
-      if (parseArgs({ options: { json: { type: 'boolean', default: false } } }).values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      recordResult('changes', result);
+      if (parseArgs({ options: { json: { type: 'boolean', default: false }, 'no-record': { type: 'boolean', default: false } } }).values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else process.stdout.write(`${describeChanges(result)}\n(window ${today} to ${addDays(today, result.days - 1)})\n`);
     } finally {
       db.close();

@@ -13,11 +13,12 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { dateOf, dayOf, encode, generateChains, planDeliveries, Prng, runDeliveries, todayInZone } from '../src/dev/publisher';
 import { databasePath } from '../src/store/database';
+import { recordResult } from './results';
 import { percentile } from './stats';
 import { startTillProcess } from './till-process';
 import { spawnAgent, waitFor, withReader, writeConfig } from '../src/dev/child-agent';
 
-const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, seconds: { type: 'string', default: '60' }, locations: { type: 'string', default: '50' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, seconds: { type: 'string', default: '60' }, locations: { type: 'string', default: '50' }, 'no-record': { type: 'boolean', default: false } } });
 const json = args.json;
 const seconds = Number(args.seconds);
 const LOCATIONS = Number(args.locations);
@@ -145,6 +146,7 @@ async function main(): Promise<void> {
     maxWalBytes: maxWal,
   };
   fs.rmSync(work, { recursive: true, force: true });
+  recordResult('load', result);
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

@@ -23,10 +23,11 @@ import { silentLogger } from '../src/log';
 import { locationToday } from '../src/till/location-time';
 import * as till003 from '../src/till/migrations/003-today-once-per-location';
 import { storeFilePath } from '../src/store/database';
+import { recordResult } from './results';
 import { percentile } from './stats';
 import { AVAILABILITY_TODAY_SQL, PRICES_TODAY_SQL } from './till-statements';
 
-const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, rounds: { type: 'string', default: '12' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, 'no-record': { type: 'boolean', default: false }, rounds: { type: 'string', default: '12' } } });
 const json = args.json;
 const ROUNDS = Number(args.rounds);
 const PER_ROUND = 4000;
@@ -99,6 +100,7 @@ function main(): void {
     const results = variants.map((v, i) => ({ variant: v.name, lookups: times[i]!.length, p50Ms: percentile(times[i]!, 50), p90Ms: percentile(times[i]!, 90), p99Ms: percentile(times[i]!, 99) }));
     const fixed = results[2]!;
     const ratios = Object.fromEntries(results.slice(0, 2).map((r) => [r.variant, { p50VsFixedDate: r.p50Ms / fixed.p50Ms, p99VsFixedDate: r.p99Ms / fixed.p99Ms }]));
+    recordResult('lookup', { plus: plus.length, date, results, ratios });
     if (json) {
       process.stdout.write(`${JSON.stringify({ plus: plus.length, date, results, ratios })}\n`);
       return;

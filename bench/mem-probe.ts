@@ -7,6 +7,7 @@
  */
 import { planBody, readBody } from '../src/domain/body';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/publisher';
+import { recordResult } from './results';
 
 const mb = (n: number): string => (n / 2 ** 20).toFixed(0);
 function show(what: string): void {
@@ -39,3 +40,4 @@ show('planned (applier)');
 gc();
 show('after a full collection');
 console.log(`planned ranges ${ranges}; peak heap used while planning ${mb(peakHeap)} MiB; peak RSS growth ${mb((process.resourceUsage().maxRSS - before) * 1024)} MiB`);
+recordResult('memory', { bodyBytes: raw.length, plannedRanges: ranges, peakHeapUsedBytes: peakHeap, peakRssGrowthBytes: (process.resourceUsage().maxRSS - before) * 1024 });

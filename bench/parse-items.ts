@@ -10,9 +10,10 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { dateOf, dayOf, encode, generateChains, todayInZone } from '../src/dev/publisher';
 import { parseExact, parseLazily } from '../src/domain/json-scan';
+import { recordResult } from './results';
 import { median } from './stats';
 
-const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, rounds: { type: 'string', default: '8' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'boolean', default: false }, 'no-record': { type: 'boolean', default: false }, rounds: { type: 'string', default: '8' } } });
 const json = args.json;
 const ROUNDS = Number(args.rounds);
 
@@ -49,6 +50,7 @@ const result = {
   jsonParseMs: { median: median(native), min: Math.min(...native), max: Math.max(...native) },
   ratio: median(exact) / median(native),
 };
+recordResult('parse', result);
 if (json) console.log(JSON.stringify(result));
 else {
   console.log(`L items: ${result.items}, ${(result.bytes / 1e6).toFixed(1)} MB, ${ROUNDS} rounds after one warm-up`);

@@ -28,6 +28,7 @@ import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
 import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
+import { recordResult } from './results';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
 import { NODE_SQLITE_MISSING, nodeSqlite, openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     'till-binding': { type: 'string' },
     'till-reader': { type: 'string' },
     'till-process': { type: 'boolean', default: false },
+    'no-record': { type: 'boolean', default: false },
   },
 });
 const json = args.json;
@@ -582,6 +584,7 @@ async function main(): Promise<void> {
     const results: SizeResult[] = [];
     for (const spec of selected) results.push(await runSize(spec, work));
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
+    recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, tmpdir: machine.tmpdir, tillBinding });
     if (json) process.stdout.write(`${JSON.stringify({ machine, results })}\n`);
     else process.stdout.write(`${table(results)}\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {

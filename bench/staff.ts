@@ -16,8 +16,9 @@ import { createEmployeeApi } from '../src/dev/employee-api/app';
 import { likeEscape, searchTerms } from '../src/employees/search';
 import { StaffService } from '../src/employees/service';
 import { silentLogger } from '../src/log';
+import { recordResult } from './results';
 
-const { values } = parseArgs({ options: { employees: { type: 'string' }, runs: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { employees: { type: 'string' }, runs: { type: 'string' }, json: { type: 'boolean' }, 'no-record': { type: 'boolean' } } });
 const EMPLOYEES = Number(values.employees ?? 5000);
 const RUNS = Number(values.runs ?? 5);
 const QUERIES = ['zoe', 'mull', 'E2500', "o'brien", 'siobhan', 'lukasz wis', 'ni bhriain', 'xyzzy', 'a', 'kelly'];
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: os.cpus().length,
     };
+    recordResult('staff', result);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } else {
