@@ -55,7 +55,7 @@ export function recordResult<F>(bench: string, figures: F, argv: readonly string
     bench,
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']) || 'unknown',
-    dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'package.json']) !== '',
+    dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'package.json', ':!bench/results']) !== '',
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), platform: `${os.platform()} ${os.release()} ${os.arch()}` },
     node: process.version,
     sqlite: sqliteVersions(),
