@@ -23,16 +23,66 @@ interface LookupFigures {
 }
 
 const ms = (n: number, digits: number): string => `${n.toFixed(digits)} ms`;
+interface RunFigures {
+  results: {
+    size: string;
+    items: number;
+    payloadBytes: number;
+    rowsWritten: number;
+    ackMs: number;
+    applyMs: number;
+    applySamplesMs: number[];
+    peakRssBytes: number;
+    ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; peakRssVsPayload: number };
+    tillLookup?: { reader: string; lookups: number; p50Ms: number; p99Ms: number };
+    duringApply?: {
+      eventLoopDelay: { p99Ms: number };
+      tillLookupDuringApply: { reader: string; lookups: number; p50Ms: number; p99Ms: number };
+      ratios: { longestSmallAckVsIdleP99: number };
+    };
+  }[];
+}
+
+/** A row against a target: the measured value and whether it meets the target. */
+const vs = (what: string, value: number, shown: string, target: string, met: (v: number) => boolean): string => `| ${what} | ${shown} | ${target} (${met(value) ? 'met' : 'not met'}) |`;
+
+
+const COMMANDS: Record<string, string> = { parse: 'npm run bench:parse', lookup: 'npm run bench:lookup', 'run-L': 'npm run bench -- --sizes L' };
 
 /** One line under each table: where and when its figures were measured. */
 export function provenance(r: BenchRecord): string {
   const gib = (r.machine.memoryBytes / 2 ** 30).toFixed(0);
   return (
-    `Measured ${r.date.slice(0, 10)} by \`${r.bench === 'parse' ? 'npm run bench:parse' : r.bench === 'lookup' ? 'npm run bench:lookup' : r.bench}\` at ` +
+    `Measured ${r.date.slice(0, 10)} by \`${COMMANDS[r.bench] ?? r.bench}\` at ` +
     `${r.commit.slice(0, 7)}${r.dirty ? ' (with uncommitted changes)' : ''}: ${r.machine.cpus} × ${r.machine.cpuModel}, ${gib} GiB, ` +
     `Node ${r.node}, SQLite ${r.sqlite.betterSqlite3} (better-sqlite3)${r.sqlite.nodeSqlite ? `, ${r.sqlite.nodeSqlite} (node:sqlite)` : ''}.`
   );
 }
+
+export const RUN_L_TABLE = {
+  bench: 'run-L',
+  render(r: BenchRecord): string {
+    const l = (r.figures as RunFigures).results.find((x) => x.size === 'L');
+    if (!l) throw new Error('the run-L result has no L size');
+    const rows = [
+      `| L publication (${l.items} items, ${(l.payloadBytes / 1e6).toFixed(1)} MB, ${l.rowsWritten} range rows) | measured | target |`,
+      '|---|---|---|',
+      `| 200 (ack) | ${ms(l.ackMs, 0)} | |`,
+      vs('ack / (JSON.parse + raw body insert), same run', l.ratios.ackVsParsePlusBodyInsert, l.ratios.ackVsParsePlusBodyInsert.toFixed(2), '≤ 2', (v) => v <= 2),
+      `| 200 -> applied, median of ${l.applySamplesMs.length} | ${ms(l.applyMs, 0)} | |`,
+      vs('apply / raw rows insert, same run', l.ratios.applyVsRawRowsInsert, l.ratios.applyVsRawRowsInsert.toFixed(2), '≤ 2', (v) => v <= 2),
+      vs('peak RSS / payload, whole run', l.ratios.peakRssVsPayload, l.ratios.peakRssVsPayload.toFixed(2), '< 6', (v) => v < 6),
+    ];
+    if (l.tillLookup) rows.push(vs(`till lookup p99, idle (${l.tillLookup.reader})`, l.tillLookup.p99Ms, ms(l.tillLookup.p99Ms, 3), '< 1 ms', (v) => v < 1));
+    const d = l.duringApply;
+    if (d) {
+      rows.push(vs('longest small ack during a second L apply / idle p99 small ack', d.ratios.longestSmallAckVsIdleP99, d.ratios.longestSmallAckVsIdleP99.toFixed(2), '≤ 10', (v) => v <= 10));
+      rows.push(vs("receiver's event-loop delay p99 during that apply", d.eventLoopDelay.p99Ms, ms(d.eventLoopDelay.p99Ms, 2), '≤ 20 ms', (v) => v <= 20));
+      rows.push(vs(`till lookup p99 during that apply (${d.tillLookupDuringApply.reader})`, d.tillLookupDuringApply.p99Ms, ms(d.tillLookupDuringApply.p99Ms, 3), '< 0.2 ms', (v) => v < 0.2));
+    }
+    return [...rows, '', provenance(r)].join('\n');
+  },
+};
 
 export const FIGURE_TABLES: Readonly<Record<string, { readonly bench: string; render(r: BenchRecord): string }>> = {
   parse: {
@@ -50,6 +100,7 @@ export const FIGURE_TABLES: Readonly<Record<string, { readonly bench: string; re
       ].join('\n');
     },
   },
+  'run-l': RUN_L_TABLE,
   lookup: {
     bench: 'lookup',
     render(r) {
