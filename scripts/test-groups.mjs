@@ -5,7 +5,8 @@ export const SYSTEM_FILES = [
   ['test/system', 'a C compiler and libsqlite3-dev (an SQLite extension), python3'],
   ['test/browser', 'Chromium'],
   ['test/integration/ops/private-files.test.ts', 'root (a second OS user, groupadd)'],
-  ['test/integration/ops/systemd-unit.test.ts', 'systemd-analyze'],
+  ['test/integration/install/systemd-unit.test.ts', 'systemd-analyze'],
+  ['test/integration/till-integer-ranges.test.ts', 'unixODBC, the SQLite ODBC driver, python3-pyodbc'],
   ['test/integration/till-file-compat.test.ts', 'unixODBC, the SQLite ODBC driver, python3-pyodbc'],
   ['test/faults/storage.test.ts', 'root (a tmpfs mount), libfiu'],
 ];

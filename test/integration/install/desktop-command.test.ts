@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../../helpers/fixtures';
+import { needs } from '../../helpers/system';
 
 /**
  * The desktop installer's `pos-sync-agent` command: a shim that runs the CLI through the app's own
@@ -91,7 +92,7 @@ describe("the desktop app's pos-sync-agent command and Windows service", () => {
     assert.match(status.stderr, /no agent has run on/);
   });
 
-  it('the NSIS include compiles (makensis) for the installer and the uninstaller', () => {
+  it('the NSIS include compiles (makensis) for the installer and the uninstaller', needs('makensis (Debian package nsis)'), () => {
     const probe = spawnSync('makensis', ['-VERSION'], { encoding: 'utf8' });
     assert.ok(!probe.error, 'makensis is not installed: sudo apt-get install -y nsis (npm test installs it when run as root)');
     const dir = tempDir();
