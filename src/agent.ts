@@ -38,6 +38,7 @@ export class Agent {
   private readonly appliedListeners = new Set<(update: AppliedUpdate) => void>();
   private readonly started: AgentService[] = [];
   private stopping = false;
+  private stored = 0;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -73,6 +74,17 @@ export class Agent {
     return this.receiver.loopDelay(action);
   }
 
+  /** Deliveries the webhook receiver stored since this start (accepted calls; refusals are in `refusals`). */
+  get storedDeliveries(): number {
+    return this.stored;
+  }
+
+  /** Tells `listener` of every update the applier thread applies from now on; returns the unsubscribe. */
+  onApplied(listener: (update: AppliedUpdate) => void): () => void {
+    this.appliedListeners.add(listener);
+    return () => void this.appliedListeners.delete(listener);
+  }
+
   /** A started service by name (the admin UI finds the staff service this way). */
   service<T extends AgentService>(name: string): T | undefined {
     return this.started.find((s) => s.name === name) as T | undefined;
@@ -91,7 +103,10 @@ export class Agent {
     await Promise.all([this.inbox.start(), this.applier.start()]);
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
-    this.receiver = new ReceiverHost({ config: config.webhook, inbox: this.inbox, log, refusals: this.refusals, onStored: () => this.scheduleDrain() });
+    this.receiver = new ReceiverHost({ config: config.webhook, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
+        this.stored += 1;
+        this.scheduleDrain();
+      } });
     try {
       await this.receiver.start();
     } catch (err) {

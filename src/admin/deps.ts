@@ -1,5 +1,6 @@
 import type { Agent } from '../agent';
 import type { Logger } from '../log';
+import type { MetricsEndpoint } from './routes/metrics';
 import type { SecretsBridge } from './routes/secrets';
 import type { UiSettings, UiSettingsStore } from './settings';
 
@@ -20,6 +21,8 @@ export interface AdminDeps {
   readonly onSettingsChanged?: (settings: UiSettings) => void;
   /** Desktop app only: secrets set from the window go to the shell's encrypted store (routes/secrets.ts). */
   readonly secrets?: SecretsBridge;
+  /** GET /metrics for a Prometheus scraper (routes/metrics.ts); absent: not served. */
+  readonly metrics?: MetricsEndpoint;
 }
 
 /** The current admin token (a fixed one, or the rotating one's reader). */

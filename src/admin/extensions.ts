@@ -53,3 +53,32 @@ export function isAdminAlertProvider(value: unknown): value is AdminAlertProvide
   const v = value as Partial<AdminAlertProvider>;
   return typeof v.name === 'string' && typeof v.adminAlerts === 'function';
 }
+
+/**
+ * Figures an operations service adds to GET /metrics (admin/metrics.ts), by name. The names, their
+ * help text and their type are fixed here, so the scrape's contract (docs/monitoring.md, the shipped
+ * alert rules and dashboard) has one source; a service reports only the values it knows.
+ */
+export const OPS_METRICS = {
+  pos_sync_tunnel_up: { type: 'gauge', help: 'Whether the tunnel program runs and its last end-to-end check passed (1) or not (0); absent without a tunnel.' },
+  pos_sync_tunnel_restarts_total: { type: 'counter', help: 'Times the tunnel program was restarted since the agent started.' },
+  pos_sync_disk_free_bytes: { type: 'gauge', help: 'Free space on the disk holding the data folder, in bytes.' },
+  pos_sync_disk_level: { type: 'gauge', help: "The disk check's verdict: 0 ok, 1 low, 2 critical (disk.warnFreeBytes, disk.warnFreePercent, disk.criticalFreeBytes); absent when unknown." },
+  pos_sync_clock_skew_seconds: { type: 'gauge', help: "The system clock's largest observed offset from a server's clock, in seconds (positive: ours is behind)." },
+  pos_sync_backup_last_age_seconds: { type: 'gauge', help: 'Age of the newest backup, in seconds; absent when there is none.' },
+  pos_sync_backup_last_failed: { type: 'gauge', help: 'Whether the last backup attempt failed (1) or not (0).' },
+} as const satisfies Record<string, { type: 'gauge' | 'counter'; help: string }>;
+
+export type OpsMetricName = keyof typeof OPS_METRICS;
+
+export interface AdminMetricsProvider {
+  readonly name: string;
+  /** Values known now (omitted or null: not known, not exported); called on every scrape, so cheap and without blocking I/O. */
+  metricValues(now: Date): Partial<Record<OpsMetricName, number | null>>;
+}
+
+export function isAdminMetricsProvider(value: unknown): value is AdminMetricsProvider {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<AdminMetricsProvider>;
+  return typeof v.name === 'string' && typeof v.metricValues === 'function';
+}

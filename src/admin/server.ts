@@ -10,6 +10,7 @@ import { accessRoutes } from './routes/access';
 import { changesRoutes } from './routes/changes';
 import { jsonBody, windowActor } from './routes/common';
 import { eventsRoutes } from './routes/events';
+import { metricsRoutes } from './routes/metrics';
 import { panelsRoutes } from './routes/panels';
 import { secretsRoutes } from './routes/secrets';
 import { settingsRoutes } from './routes/settings';
@@ -40,6 +41,8 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   // We parse query strings ourselves as flat strings: no nested objects from `a[b]=c`.
   app.set('query parser', 'simple');
 
+  // The scraper's own credential, checked before (and instead of) the window's session.
+  if (deps.metrics) app.use(metricsRoutes(deps.metrics, port));
   app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours }));
   app.use(statusRoutes(deps, currentToken));
   app.use(tillRoutes(agent));

@@ -1,6 +1,7 @@
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
+import { AgentMetrics } from './metrics';
 import { collectAlerts } from './routes/panels';
 import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { UiSettingsStore, type UiSettings } from './settings';
@@ -32,6 +33,7 @@ export class AdminService implements AgentService {
   private running: RunningAdminServer | null = null;
   private agent: Agent | null = null;
   private settingsStore: UiSettingsStore | null = null;
+  private metrics: AgentMetrics | null = null;
 
   constructor(
     private readonly log: Logger,
@@ -48,6 +50,11 @@ export class AdminService implements AgentService {
     // Re-read when `admin-url --rotate` replaces it; each token is redacted from every log line.
     const tokens = new TokenSource(tokenFilePath(this.config.dataDir, this.config.admin.tokenFile), (token) => redactor.add(token));
     this.settingsStore = new UiSettingsStore(this.config.dataDir);
+    const metricsToken = this.config.metrics.bearerToken;
+    const panelServices = this.options.panelServices ?? DEFAULT_PANEL_SERVICES;
+    // Off until a metrics token is set: no figures are collected and /metrics is an unknown path.
+    this.metrics = metricsToken === null ? null : new AgentMetrics({ agent, log: this.log, services: panelServices });
+    if (metricsToken !== null) redactor.add(metricsToken);
     this.running = await startAdminServer(
       {
         agent,
@@ -56,7 +63,8 @@ export class AdminService implements AgentService {
         rendererDir: this.options.rendererDir ?? defaultRendererDir(),
         shell: this.options.shell ?? 'browser',
         log: this.log,
-        panelServices: this.options.panelServices ?? DEFAULT_PANEL_SERVICES,
+        panelServices,
+        ...(this.metrics && metricsToken !== null ? { metrics: { token: metricsToken, contentType: this.metrics.contentType, render: () => this.metrics!.render() } } : {}),
         ...(this.options.onSettingsChanged ? { onSettingsChanged: this.options.onSettingsChanged } : {}),
         ...(this.options.secrets ? { secrets: this.options.secrets } : {}),
       },
@@ -106,5 +114,7 @@ export class AdminService implements AgentService {
   async stop(): Promise<void> {
     await this.running?.close();
     this.running = null;
+    this.metrics?.close();
+    this.metrics = null;
   }
 }

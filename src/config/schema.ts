@@ -246,6 +246,16 @@ export const ClockSchema = z.strictObject({
   checkIntervalMinutes: z.number().min(0.001).default(60),
 });
 
+export const MetricsSchema = z.strictObject({
+  /**
+   * The bearer token a Prometheus scraper sends to GET /metrics on the status window's server (a secret
+   * of its own, never the window's token). null: /metrics is off (404).
+   */
+  bearerToken: z.string().min(16, 'at least 16 characters').nullable().default(null),
+  /** Also answer GET /metrics on the webhook's listener, so a scraper can reach it through the tunnel. */
+  throughTunnel: z.boolean().default(false),
+});
+
 export const ConfigSchema = z.strictObject({
   dataDir: z.string().min(1),
   webhook: WebhookSchema.prefault({}),
@@ -262,6 +272,7 @@ export const ConfigSchema = z.strictObject({
   secrets: SecretsSchema.prefault({}),
   clock: ClockSchema.prefault({}),
   till: TillSchema.prefault({}),
+  metrics: MetricsSchema.prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

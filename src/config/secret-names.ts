@@ -14,6 +14,7 @@ export const SECRET_NAMES = [
   'employees.auth.password',
   'employees.auth.value',
   'tunnel.token',
+  'metrics.bearerToken',
 ] as const;
 
 export type SecretName = (typeof SECRET_NAMES)[number];

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
+import type { AdminAlertProvider, AdminMetricsProvider, AdminPanelProvider, OperationsAlert, OpsMetricName, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
 import type { Config } from '../config/schema';
@@ -82,7 +82,7 @@ export function clockState(config: Readonly<Config>, machine: string, observatio
 }
 
 /** Warns about a wrong system clock or timezone (AgentService 'clock'). */
-export class ClockService implements AgentService, AdminPanelProvider, AdminAlertProvider {
+export class ClockService implements AgentService, AdminPanelProvider, AdminAlertProvider, AdminMetricsProvider {
   readonly name = 'clock';
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -141,6 +141,14 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
 
   adminAlerts(): OperationsAlert[] {
     return clockAlerts(this.current());
+  }
+
+  /** The largest offset among the last observations (as of the last check); absent before any. */
+  metricValues(): Partial<Record<OpsMetricName, number | null>> {
+    const observations = this.current().observations;
+    if (observations.length === 0) return {};
+    const worst = observations.reduce((a, b) => (Math.abs(b.skewMs) > Math.abs(a.skewMs) ? b : a));
+    return { pos_sync_clock_skew_seconds: worst.skewMs / 1000 };
   }
 
   /** Logs each distinct problem once (per source / timezone pair) until it clears. */

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
+import type { AdminAlertProvider, AdminMetricsProvider, AdminPanelProvider, OperationsAlert, OpsMetricName, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { databasePath } from '../store/database';
@@ -48,7 +48,7 @@ export function checkDisk(config: Readonly<Config>, now: Date = new Date(), stat
 }
 
 /** Checks free space on a schedule and logs when it changes level (AgentService 'disk'). */
-export class DiskService implements AgentService, AdminPanelProvider, AdminAlertProvider {
+export class DiskService implements AgentService, AdminPanelProvider, AdminAlertProvider, AdminMetricsProvider {
   readonly name = 'disk';
   private timer: NodeJS.Timeout | null = null;
   private last: DiskState | null = null;
@@ -86,6 +86,13 @@ export class DiskService implements AgentService, AdminPanelProvider, AdminAlert
 
   adminAlerts(): OperationsAlert[] {
     return diskAlerts(this.state());
+  }
+
+  /** As of the last check (every disk.checkIntervalMinutes): a scrape does not touch the disk. */
+  metricValues(): Partial<Record<OpsMetricName, number | null>> {
+    const s = this.state();
+    const level = { ok: 0, low: 1, critical: 2, unknown: null }[s.level];
+    return { pos_sync_disk_free_bytes: s.freeBytes, pos_sync_disk_level: level };
   }
 
   check(): DiskState {

@@ -177,6 +177,7 @@ function wants(raw: unknown, name: SecretName): boolean {
   const parent = getPath(raw, keys.slice(0, -1));
   switch (name) {
     case 'webhook.bearerToken':
+    case 'metrics.bearerToken':
       return true;
     case 'webhook.tls.passphrase':
       return typeof parent === 'object' && parent !== null && 'pfxFile' in parent;

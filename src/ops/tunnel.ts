@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../admin/extensions';
+import type { AdminAlertProvider, AdminMetricsProvider, AdminPanelProvider, OperationsAlert, OpsMetricName, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import { secretsOf } from '../config/load';
 import type { Config } from '../config/schema';
@@ -43,7 +43,7 @@ export interface TunnelOptions {
   readonly maxSkewMs?: number;
 }
 
-export class TunnelSupervisor implements AgentService, AdminPanelProvider, AdminAlertProvider {
+export class TunnelSupervisor implements AgentService, AdminPanelProvider, AdminAlertProvider, AdminMetricsProvider {
   readonly name = 'tunnel';
   private readonly tunnel: NonNullable<Config['tunnel']>;
   private child: ChildProcess | null = null;
@@ -126,6 +126,12 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
       updatedAt: new Date(this.now()).toISOString(),
       agentPid: process.pid,
     };
+  }
+
+  /** Up: the program runs and the last check through the public URL (if any yet) passed. */
+  metricValues(): Partial<Record<OpsMetricName, number | null>> {
+    const up = this.phase === 'running' && (this.lastCheck === null || this.lastCheck.ok);
+    return { pos_sync_tunnel_up: up ? 1 : 0, pos_sync_tunnel_restarts_total: this.restarts };
   }
 
   /** Settings → Operations in the status window. */

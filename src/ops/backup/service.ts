@@ -1,4 +1,4 @@
-import type { AdminAlertProvider, AdminPanelProvider, OperationsAlert, PanelView } from '../../admin/extensions';
+import type { AdminAlertProvider, AdminMetricsProvider, AdminPanelProvider, OperationsAlert, OpsMetricName, PanelView } from '../../admin/extensions';
 import type { Agent, AgentService } from '../../agent';
 import type { Config } from '../../config/schema';
 import { AppError, describeError } from '../../errors';
@@ -28,7 +28,7 @@ export function nextBackupDue(last: Date | null, options: { time: string; interv
 }
 
 /** Takes the scheduled backups while the agent runs (AgentService 'backup'). */
-export class BackupService implements AgentService, AdminPanelProvider, AdminAlertProvider {
+export class BackupService implements AgentService, AdminPanelProvider, AdminAlertProvider, AdminMetricsProvider {
   readonly name = 'backup';
   private agent: Agent | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -54,6 +54,15 @@ export class BackupService implements AgentService, AdminPanelProvider, AdminAle
     this.timer = null;
     await this.running?.catch(() => null);
     this.agent = null;
+  }
+
+  /** Lists the backup folder (a few entries: backup.keep sets) on each scrape. */
+  metricValues(now: Date): Partial<Record<OpsMetricName, number | null>> {
+    const s = this.state();
+    return {
+      pos_sync_backup_last_age_seconds: s.lastBackup ? Math.max(0, (now.getTime() - Date.parse(s.lastBackup.takenAt)) / 1000) : null,
+      pos_sync_backup_last_failed: s.lastError === null ? 0 : 1,
+    };
   }
 
   state(): BackupState {

@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import { sameSecret } from '../../http/secrets';
+import { checkHostHeader } from '../security';
+
+/** What GET /metrics serves (admin/metrics.ts's AgentMetrics). */
+export interface MetricsEndpoint {
+  /** metrics.bearerToken; null: /metrics is off and answers 404 like any unknown path. */
+  readonly token: string | null;
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]+)$/;
+
+/**
+ * GET /metrics for a Prometheus scraper, with its own bearer token (metrics.bearerToken, never the
+ * window's token or session: a scraper's credential must not open the window). Mounted before the
+ * window's access checks; the Host check still applies (loopback only).
+ */
+export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Router {
+  const router = Router();
+  router.get('/metrics', (req, res, next) => {
+    const token = endpoint.token;
+    if (token === null) {
+      next();
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const host = checkHostHeader(req.headers.host, port());
+    if (!host.ok) {
+      res.status(host.status).type('text/plain').send(`${host.message}\n`);
+      return;
+    }
+    const offered = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (offered === undefined || !sameSecret(offered, token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="pos-sync-agent metrics"');
+      res.status(401).type('text/plain').send('GET /metrics needs Authorization: Bearer <metrics.bearerToken>\n');
+      return;
+    }
+    endpoint.render().then(
+      (body) => res.status(200).type(endpoint.contentType).send(body),
+      (err: unknown) => next(err),
+    );
+  });
+  return router;
+}

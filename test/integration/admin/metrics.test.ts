@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startAdminAgent, rawRequest } from '../../helpers/admin';
+import { sampleBodies } from '../../helpers/fixtures';
+
+/** GET /metrics over real HTTP: its own token, the figures after real deliveries, no personal data. */
+
+const METRICS_TOKEN = 'metrics-test-token-0123456789abcdef';
+const WEBHOOK_TOKEN = 'webhook-test-token-0123456789abcdef';
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  readonly value: number;
+}
+
+function parse(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    assert.ok(m, `not an exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+}
+
+describe('GET /metrics', async () => {
+  const t = await startAdminAgent({ metrics: { bearerToken: METRICS_TOKEN }, webhook: { bearerToken: WEBHOOK_TOKEN } });
+  const url = `${t.adminUrl}metrics`;
+  const scrape = async (): Promise<Sample[]> => {
+    const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    return parse(res.body);
+  };
+
+  it('refuses a scraper without the metrics token, and the window token is not it', async () => {
+    assert.equal((await rawRequest(url)).status, 401);
+    const windowToken = await rawRequest(url, { headers: { authorization: `Bearer ${t.token}` } });
+    assert.equal(windowToken.status, 401);
+    assert.match(String(windowToken.headers['www-authenticate']), /^Bearer /);
+    assert.equal((await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}x` } })).status, 401);
+  });
+
+  it('does not open the window with the metrics token', async () => {
+    const res = await rawRequest(`${t.adminUrl}api/status`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 401);
+  });
+
+  it('refuses a foreign Host (DNS rebinding) even with the token', async () => {
+    const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}`, host: `evil.example:${t.adminPort}` } });
+    assert.equal(res.status, 421);
+  });
+
+  it('reports applies, the gap, deliveries and refusals by location and reason', async () => {
+    const [first, , third] = sampleBodies();
+    const auth = { authorization: `Bearer ${WEBHOOK_TOKEN}` };
+    assert.equal((await t.post(first!.raw, auth)).status, 200);
+    assert.equal((await t.post(third!.raw, auth)).status, 200);
+    assert.equal((await t.post(first!.raw)).status, 401);
+    await t.settle();
+    const s = await scrape();
+    const location = { location: '3021' };
+    assert.equal(value(s, 'pos_sync_last_applied_change_sequence', location), 1041);
+    assert.ok((value(s, 'pos_sync_last_applied_age_seconds', location) ?? -1) >= 0);
+    assert.equal(value(s, 'pos_sync_pending_updates', location), 1);
+    assert.equal(value(s, 'pos_sync_gap_waiting_updates', location), 1);
+    assert.ok((value(s, 'pos_sync_gap_oldest_age_seconds', location) ?? -1) >= 0);
+    assert.equal(value(s, 'pos_sync_webhook_deliveries_stored_total'), 2);
+    const refused = s.filter((x) => x.name === 'pos_sync_webhook_refused_total');
+    assert.equal(refused.reduce((a, b) => a + b.value, 0), 1);
+    assert.equal(value(s, 'pos_sync_apply_duration_seconds_count', location), 1);
+    assert.equal(value(s, 'pos_sync_quarantined_last_24h'), 0);
+    assert.equal(value(s, 'pos_sync_applying_paused'), 0);
+    assert.ok((value(s, 'pos_sync_file_bytes', { file: 'till', part: 'main' }) ?? 0) > 0);
+    assert.ok((value(s, 'pos_sync_file_bytes', { file: 'agent', part: 'main' }) ?? 0) > 0);
+    const info = s.find((x) => x.name === 'pos_sync_agent_info');
+    assert.equal(info?.value, 1);
+    assert.match(info!.labels.version ?? '', /^\d+\.\d+\.\d+/);
+    assert.match(info!.labels.sqlite ?? '', /^3\.\d+/);
+  });
+
+  it('carries only label names that hold no personal data', async () => {
+    const allowed = new Set(['location', 'reason', 'file', 'part', 'resource', 'state', 'area', 'le', 'version', 'node', 'sqlite', 'type', 'kind', 'space', 'quantile', 'major', 'minor', 'patch']);
+    for (const sample of await scrape()) for (const label of Object.keys(sample.labels)) assert.ok(allowed.has(label), `${sample.name} has label ${label}`);
+  });
+});
+
+describe('GET /metrics without a metrics token', async () => {
+  const t = await startAdminAgent();
+  it('is not served, even with the window token', async () => {
+    const res = await rawRequest(`${t.adminUrl}metrics`, { headers: { authorization: `Bearer ${t.token}` } });
+    assert.equal(res.status, 404);
+  });
+});
