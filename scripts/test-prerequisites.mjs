@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The first step of `npm run test:system`: its suites test with real tools (Chromium, nginx, libfiu,
-// unixODBC with SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, makensis, a C compiler
+// unixODBC with SQLite's ODBC driver, sqlite3, openssl, systemd-analyze, makensis, Prometheus, a C compiler
 // with SQLite's headers, a second OS user through setpriv). What is missing is installed from Debian's packages when
 // this may (root, with apt-get); otherwise the run stops here naming the one command that fixes it.
 // Never a silently skipped suite: in CI (.ci/run) a missing tool fails the run.
@@ -33,6 +33,7 @@ const NEEDS = [
   ['makensis (the installer script compiles)', () => has('makensis', ['-VERSION']), ['nsis']],
   ['a C compiler and SQLite headers (the re-plan counter extension)', () => has('cc', ['--version']) && fs.existsSync('/usr/include/sqlite3ext.h'), ['gcc', 'libc6-dev', 'libsqlite3-dev']],
   ['python3 (a reader on the system SQLite)', () => has('/usr/bin/python3', ['--version']), ['python3']],
+  ['Prometheus and promtool (the shipped alert rules, a real scrape)', () => has('prometheus', ['--version']) && has('promtool', ['--version']), ['prometheus']],
 ];
 
 function missing() {
