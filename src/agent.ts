@@ -85,6 +85,11 @@ export class Agent {
     return () => void this.appliedListeners.delete(listener);
   }
 
+  /** Has the webhook's listener answer GET /metrics by forwarding to the status window's server on `adminPort` (null: stop; metrics.throughTunnel). */
+  async forwardMetrics(adminPort: number | null): Promise<void> {
+    await this.receiver?.setMetricsTarget(adminPort);
+  }
+
   /** A started service by name (the admin UI finds the staff service this way). */
   service<T extends AgentService>(name: string): T | undefined {
     return this.started.find((s) => s.name === name) as T | undefined;

@@ -70,6 +70,10 @@ export class AdminService implements AgentService {
       },
       { host: this.config.admin.host, port: this.config.admin.port },
     );
+    if (this.metrics && this.config.metrics.throughTunnel) {
+      await agent.forwardMetrics(Number(new URL(this.running.url).port));
+      this.log.info('GET /metrics is also answered on the webhook listener (metrics.throughTunnel)');
+    }
     // The log gets the address without the token; only `announce` sees the login URL.
     this.log.info(`status window at ${this.running.url} (open the login address printed on the console)`);
     this.options.announce?.(this.running.loginUrl);
@@ -112,6 +116,7 @@ export class AdminService implements AgentService {
   }
 
   async stop(): Promise<void> {
+    if (this.metrics && this.agent?.config.metrics.throughTunnel) await this.agent.forwardMetrics(null).catch(() => undefined);
     await this.running?.close();
     this.running = null;
     this.metrics?.close();

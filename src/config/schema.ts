@@ -254,6 +254,9 @@ export const MetricsSchema = z.strictObject({
   bearerToken: z.string().min(16, 'at least 16 characters').nullable().default(null),
   /** Also answer GET /metrics on the webhook's listener, so a scraper can reach it through the tunnel. */
   throughTunnel: z.boolean().default(false),
+}).refine((m) => !m.throughTunnel || m.bearerToken !== null, {
+  path: ['bearerToken'],
+  message: 'metrics.throughTunnel needs a metrics token: pos-sync-agent secrets set metrics.bearerToken',
 });
 
 export const ConfigSchema = z.strictObject({

@@ -30,6 +30,7 @@ export class ReceiverHost {
   /** One restart at a time: a thread that ends while one is under way (or waiting to retry) needs no second. */
   private restarting = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private metricsPort: number | null = null;
 
   constructor(private readonly deps: ReceiverHostDeps) {
     this.thread = new ThreadClient<ReceiverRequest, ReceiverEvent>({
@@ -113,6 +114,12 @@ export class ReceiverHost {
     await this.thread.request({ type: 'ready', ready });
   }
 
+  /** Forward GET /metrics to the status window's server on this loopback port (null: stop). Kept across a thread restart. */
+  async setMetricsTarget(port: number | null): Promise<void> {
+    this.metricsPort = port;
+    await this.thread.request({ type: 'metrics-target', port });
+  }
+
   /** Starts measuring the receiver thread's event-loop delay (null), or stops and returns it. */
   loopDelay(action: 'start' | 'stop'): Promise<LoopDelay | null> {
     return this.thread.request<LoopDelay | null>({ type: 'loop-delay', action });
@@ -125,6 +132,7 @@ export class ReceiverHost {
     const previousPort = this.listening ? Number(new URL(this.listening.url).port) : undefined;
     this.retrying('restarting the webhook receiver', async () => {
       const { url } = await this.listen(previousPort);
+      if (this.metricsPort !== null) await this.thread.request({ type: 'metrics-target', port: this.metricsPort });
       if (this.ready) await this.thread.request({ type: 'ready', ready: true });
       this.restarting = false;
       this.deps.log.info(`webhook receiver listening again at ${url}`);

@@ -23,6 +23,8 @@ export type ReceiverRequest =
    * which replies with LoopDelay: how long a call could have waited for the receiver (npm run bench).
    */
   | { readonly type: 'loop-delay'; readonly action: 'start' | 'stop' }
+  /** Answer GET /metrics by forwarding it to the status window's server on this loopback port (null: do not; metrics.throughTunnel). */
+  | { readonly type: 'metrics-target'; readonly port: number | null }
   /** Stop listening and close every connection. */
   | { readonly type: 'close' };
 

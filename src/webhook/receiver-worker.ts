@@ -68,6 +68,7 @@ const inbox: InboxPort = {
 };
 
 let server: RunningServer | null = null;
+let metricsPort: number | null = null;
 let loopDelay: IntervalHistogram | null = null;
 
 function measureLoopDelay(action: 'start' | 'stop'): LoopDelay | null {
@@ -99,6 +100,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
         isReady: () => ready,
         refusals: { count: (id: string) => emit({ type: 'refused', id }) },
         onStored: () => emit({ type: 'stored' }),
+        metricsTarget: () => metricsPort,
       });
       return { url: server.url };
     case 'inbox-port':
@@ -106,6 +108,9 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
       return null;
     case 'ready':
       ready = request.ready;
+      return null;
+    case 'metrics-target':
+      metricsPort = request.port;
       return null;
     case 'loop-delay':
       return measureLoopDelay(request.action);

@@ -10,6 +10,7 @@ import type { Logger } from '../log';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
 import { markExpectsContinue, readLimitedBody, settleBeforeRefusal } from './body';
+import { forwardMetrics } from './metrics-forward';
 import type { RefusalCounter } from './refusals';
 
 export interface WebhookDeps {
@@ -23,6 +24,8 @@ export interface WebhookDeps {
   readonly refusals?: Pick<RefusalCounter, 'count'>;
   /** Called after a body is durably stored (and the 200 is on its way): the applier's cue. */
   readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
+  /** The status window's loopback port to forward GET /metrics to (metrics.throughTunnel), or null: not served here. */
+  readonly metricsTarget?: () => number | null;
 }
 
 function senderOf(req: Request): string {
@@ -51,6 +54,13 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
   // For tunnels and monitors: says the receiver is up, nothing else.
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+
+  // For a scraper reaching the site through the tunnel, when the site turned it on (metrics-forward.ts).
+  app.get('/metrics', (req, res, next) => {
+    const port = deps.metricsTarget?.() ?? null;
+    if (port === null) next();
+    else forwardMetrics(req, res, next, port);
   });
 
   app.post(

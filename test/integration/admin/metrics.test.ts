@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startAdminAgent, rawRequest } from '../../helpers/admin';
-import { sampleBodies } from '../../helpers/fixtures';
+import { sampleBodies, testConfig } from '../../helpers/fixtures';
 
 /** GET /metrics over real HTTP: its own token, the figures after real deliveries, no personal data. */
 
@@ -98,5 +98,32 @@ describe('GET /metrics without a metrics token', async () => {
   it('is not served, even with the window token', async () => {
     const res = await rawRequest(`${t.adminUrl}metrics`, { headers: { authorization: `Bearer ${t.token}` } });
     assert.equal(res.status, 404);
+  });
+});
+
+describe('GET /metrics through the tunnel (on the webhook listener)', async () => {
+  const open = await startAdminAgent({ metrics: { bearerToken: METRICS_TOKEN, throughTunnel: true } });
+  const closed = await startAdminAgent({ metrics: { bearerToken: METRICS_TOKEN } });
+
+  it('answers there only when metrics.throughTunnel is on, with the same token check', async () => {
+    const res = await rawRequest(`${open.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}`, host: 'site-a.tunnel.example' } });
+    assert.equal(res.status, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    assert.equal(value(parse(res.body), 'pos_sync_applying_paused'), 0);
+    const refused = await rawRequest(`${open.baseUrl}/metrics`, { headers: { authorization: `Bearer ${open.token}` } });
+    assert.equal(refused.status, 401);
+    assert.equal((await rawRequest(`${open.baseUrl}/metrics`)).status, 401);
+    assert.equal((await rawRequest(`${closed.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status, 404);
+  });
+
+  it('opens nothing else of the window there', async () => {
+    for (const p of ['/api/status', '/', '/metrics/../api/status']) {
+      const res = await rawRequest(`${open.baseUrl}${p}`, { headers: { authorization: `Bearer ${open.token}` } });
+      assert.equal(res.status, 404, `${p}: ${res.status}`);
+    }
+  });
+
+  it('is refused at start-up without a metrics token, naming the key', () => {
+    assert.throws(() => testConfig({ metrics: { throughTunnel: true } }), /metrics\.bearerToken/);
   });
 });
