@@ -100,7 +100,7 @@ export class AgentMetrics {
     });
     new Counter({
       name: 'pos_sync_webhook_refused_total',
-      help: 'Webhook calls refused since the agent started, by reason (the id of the refusal, e.g. unauthorized, origin_mismatch, too_large).',
+      help: 'Webhook calls refused since the agent started, by reason (the refusal id, e.g. missing_bearer_token, origin_not_allowed, payload_too_large).',
       labelNames: ['reason'],
       registers: [registry],
       collect() {
