@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { StaffService } from '../../../src/employees/service';
+import { silentLogger } from '../../../src/log';
 import { startAdminAgent, rawRequest } from '../../helpers/admin';
+import { SIM_TODAY, startSimulator, staffConfig } from '../employees/sim';
 import { sampleBodies, testConfig } from '../../helpers/fixtures';
 
 /** GET /metrics over real HTTP: its own token, the figures after real deliveries, no personal data. */
@@ -125,5 +128,30 @@ describe('GET /metrics through the tunnel (on the webhook listener)', async () =
 
   it('is refused at start-up without a metrics token, naming the key', () => {
     assert.throws(() => testConfig({ metrics: { throughTunnel: true } }), /metrics\.bearerToken/);
+  });
+});
+
+describe('GET /metrics with the staff service', async () => {
+  const { running } = await startSimulator({ employees: 60 });
+  const base = staffConfig(running.url);
+  const staff = new StaffService(testConfig({ employees: base.employees }), silentLogger, { now: () => new Date(`${SIM_TODAY}T10:00:00Z`) });
+  const t = await startAdminAgent({ employees: base.employees, metrics: { bearerToken: METRICS_TOKEN } }, { services: [staff] });
+
+  it('counts rights to work expiring and expired, and the sync age, with no one named', async () => {
+    await staff.sync();
+    const warnings = staff.residencyWarnings();
+    const expired = warnings.filter((w) => (w.residency.daysToExpiry ?? 0) < 0).length;
+    assert.ok(warnings.length > expired && expired > 0, 'the simulator has staff expiring and expired');
+    const res = await rawRequest(`${t.adminUrl}metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 200);
+    const s = parse(res.body);
+    assert.equal(value(s, 'pos_sync_rights_to_work', { state: 'expired' }), expired);
+    assert.equal(value(s, 'pos_sync_rights_to_work', { state: 'expiring' }), warnings.length - expired);
+    assert.ok((value(s, 'pos_sync_staff_sync_age_seconds', { resource: 'employees' }) ?? -1) >= 0);
+    assert.equal(value(s, 'pos_sync_staff_sync_failing', { resource: 'employees' }), 0);
+    for (const w of warnings) {
+      assert.ok(!res.body.includes(w.employee.name), 'no name in the scrape');
+      if (w.employee.employeeNumber) assert.ok(!res.body.includes(`"${w.employee.employeeNumber}"`), 'no employee number in a label');
+    }
   });
 });
