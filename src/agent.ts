@@ -2,7 +2,7 @@ import type { Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
-import type { ReceiptOutcome } from './store/inbox';
+import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
@@ -47,7 +47,7 @@ export class Agent {
   ) {
     this.core = new AgentCore(config, log, { applier: 'none' });
     this.refusals = new RefusalCounter(log);
-    this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
+    this.inbox = new InboxHost({ dataDir: config.dataDir, quarantine: quarantineBudget(config) }, log);
     this.applier = new ApplierHost(
       { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority },
       log,

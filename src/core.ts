@@ -7,7 +7,7 @@ import { AppError } from './errors';
 import type { Logger } from './log';
 import { Applier, type AppliedUpdate } from './sync/applier';
 import { preparedStatement, type Db } from './store/database';
-import { Inbox, type ReceiptOutcome } from './store/inbox';
+import { Inbox, quarantineBudget, quarantineLimits, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
 import { lookupPlu } from './till/lookup';
@@ -57,7 +57,7 @@ export class AgentCore {
       // The receiver's connection never checkpoints agent.db on the HTTP loop; the applier thread does.
       autoCheckpoint: inProcess ? {} : { agent: false },
     });
-    this.inbox = new Inbox(this.store.agent);
+    this.inbox = new Inbox(this.store.agent, quarantineLimits(config.dataDir, quarantineBudget(config)));
     this.applier = inProcess
       ? new Applier(
           this.store.till,

@@ -69,6 +69,12 @@ const REFUSAL_WORDS: Record<string, string> = {
   origin_not_allowed: 'from an unexpected Origin',
   browser_request: 'made by a web browser',
   payload_too_large: 'too large',
+  unsupported_content_type: 'not sent as JSON',
+  unsupported_encoding: 'in an unsupported encoding',
+  invalid_encoding: 'not UTF-8 or not decodable',
+  invalid_json: 'not JSON',
+  invalid_envelope: 'without a valid envelope',
+  receiver_busy: 'while too many bodies were arriving',
 };
 
 /** Refused webhook calls over the last hour, in plain words (counted by the agent, not logged one by one). */

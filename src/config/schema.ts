@@ -38,6 +38,19 @@ export const WebhookSchema = z.strictObject({
   headersTimeoutMs: z.number().int().min(1000).default(20_000),
   requestTimeoutMs: z.number().int().min(1000).default(300_000),
   keepAliveTimeoutMs: z.number().int().min(100).default(5_000),
+  /**
+   * How long a refused call's body (wrong token or Origin, a browser's request, an unknown path) may
+   * take to arrive, read and discarded so a proxy in front passes our answer on; then the answer goes
+   * out and the connection is closed. Short, so a flood of slow bodies cannot hold connections.
+   */
+  refusedBodyWaitMs: z.number().int().min(0).max(60_000).default(2_000),
+  /**
+   * Connections held at once. Beyond it a new connection takes the place of the oldest one that carries
+   * no authenticated call (still sending headers, refused, or idle); one carrying a call is never cut.
+   */
+  maxConnections: z.number().int().min(8).max(100_000).default(1_000),
+  /** Bytes of request bodies held in memory at once, over all calls; beyond it a call gets 503 and Retry-After. */
+  maxBodyMemoryBytes: z.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
 });
 
 export const LocationSchema = z.strictObject({
@@ -205,6 +218,12 @@ export const RetentionSchema = z.strictObject({
   rawPayloadDays: z.number().int().min(1).default(30),
   /** Quarantined bodies (and conflicting bodies) are deleted after this many days. */
   quarantineDays: z.number().int().min(1).default(90),
+  /**
+   * Refused bodies kept byte for byte per day (UTC), in number and in bytes; beyond either (and when
+   * keeping one would leave less than disk.criticalFreeBytes free) only the row is kept: size, SHA-256, reason.
+   */
+  quarantineBodiesPerDay: z.number().int().min(0).default(1_000),
+  quarantineBytesPerDay: z.number().int().min(0).default(256 * 1024 * 1024),
   /** Price and availability ranges whose DateTo is more than this many days before today are deleted. */
   rangeDays: z.number().int().min(1).default(365),
   /** Delivery history rows are deleted after this many days. */

@@ -1,9 +1,11 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { IncomingDelivery, QuarantineInput, RefusedDelivery } from './inbox';
+import type { IncomingDelivery, QuarantineBudget, QuarantineInput, RefusedDelivery } from './inbox';
 
 /** The inbox thread's start-up data. */
 export interface InboxWorkerData {
   readonly dataDir: string;
+  /** How much of the refused bodies is kept (see QuarantineLimits). */
+  readonly quarantine: QuarantineBudget;
 }
 
 /** Main thread (or the receiver thread) -> inbox thread. Bodies travel as bytes (transferred, not copied, when large). */

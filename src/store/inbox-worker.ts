@@ -2,7 +2,7 @@ import { workerData } from 'node:worker_threads';
 import { serveRequests, servePort } from '../threads/serve';
 import { openDatabase, storeFilePath } from './database';
 import { releaseBody } from './bodies';
-import { Inbox } from './inbox';
+import { Inbox, quarantineLimits } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 /**
@@ -14,7 +14,7 @@ import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 const data = workerData as InboxWorkerData;
 const db = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
-const inbox = new Inbox(db);
+const inbox = new Inbox(db, quarantineLimits(data.dataDir, data.quarantine));
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { readBody, sameMeaning, type EnvelopeHeader } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
@@ -62,6 +63,55 @@ export interface QuarantineInput {
 }
 
 /**
+ * How much of the refused bodies is kept (issue 24: a flood of bad bodies filled the disk). Each day
+ * (UTC) the first `bodiesPerDay` bodies, up to `bytesPerDay` in all, are kept byte for byte; beyond
+ * that, and whenever keeping one would leave less than `diskFloorBytes` free on the data folder's disk,
+ * only the row is kept: its size, SHA-256, reason and sender, with an empty body.
+ */
+export interface QuarantineLimits {
+  readonly bodiesPerDay: number;
+  readonly bytesPerDay: number;
+  readonly diskFloorBytes: number;
+  /** Free bytes on the data folder's disk now; null when it cannot be read. */
+  readonly freeBytes: () => number | null;
+}
+
+/** The configured budget (retention.quarantine*, disk.criticalFreeBytes), as it travels to the inbox thread. */
+export type QuarantineBudget = Pick<QuarantineLimits, 'bodiesPerDay' | 'bytesPerDay' | 'diskFloorBytes'>;
+
+export function quarantineBudget(config: {
+  retention: { quarantineBodiesPerDay: number; quarantineBytesPerDay: number };
+  disk: { criticalFreeBytes: number };
+}): QuarantineBudget {
+  return { bodiesPerDay: config.retention.quarantineBodiesPerDay, bytesPerDay: config.retention.quarantineBytesPerDay, diskFloorBytes: config.disk.criticalFreeBytes };
+}
+
+/** The budget with free space read from the disk holding `dataDir` (available to this user). */
+export function quarantineLimits(dataDir: string, budget: QuarantineBudget): QuarantineLimits {
+  return {
+    ...budget,
+    freeBytes: () => {
+      const stats = fs.statfsSync(dataDir);
+      return Number(stats.bavail) * Number(stats.bsize);
+    },
+  };
+}
+
+/** Whether a refused body of `bytes` is kept, given what this day has kept so far (pure). */
+export function keepQuarantinedBody(
+  bytes: number,
+  keptToday: { bodies: number; bytes: number },
+  limits: Pick<QuarantineLimits, 'bodiesPerDay' | 'bytesPerDay' | 'diskFloorBytes'>,
+  freeBytes: number | null,
+): { keep: true } | { keep: false; why: string } {
+  if (keptToday.bodies >= limits.bodiesPerDay || keptToday.bytes + bytes > limits.bytesPerDay) {
+    return { keep: false, why: 'the daily quarantine budget is used up' };
+  }
+  if (freeBytes !== null && freeBytes - bytes < limits.diskFloorBytes) return { keep: false, why: 'the disk is almost full' };
+  return { keep: true };
+}
+
+/**
  * The durable inbox, in agent.db. Every method commits before it returns, so the webhook answers 200
  * only for what is on disk (WAL + synchronous=FULL). It never touches the till's file, so a receipt
  * never waits for an apply's write lock.
@@ -73,8 +123,14 @@ export class Inbox {
   private readonly insertDelivery;
   private readonly insertQuarantine;
   private readonly ensureLocation;
+  private readonly keptSince;
+  /** Bodies kept in quarantine on the current UTC day (counted from agent.db on the day's first refusal). */
+  private keptToday: { day: string; bodies: number; bytes: number } | null = null;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly limits: QuarantineLimits | null = null,
+  ) {
     this.findSameSequence = db.prepare<[number, number], { id: number; body_sha256: string; state: string }>(
       'SELECT id, body_sha256, state FROM inbox WHERE location_id = ? AND change_sequence = ? ORDER BY id',
     );
@@ -92,6 +148,10 @@ export class Inbox {
     this.insertQuarantine = db.prepare(
       `INSERT INTO quarantine (received_at, sender, source, content_type, body, body_bytes, body_sha256, error_id, field, reason)
        VALUES (@receivedAt, @sender, @source, @contentType, @body, @bytes, @sha, @errorId, @field, @reason)`,
+    );
+    // length(body) is read from the record header; a row whose body was not kept has an empty one.
+    this.keptSince = db.prepare<[string], { bodies: number; bytes: number }>(
+      'SELECT count(*) AS bodies, coalesce(sum(body_bytes), 0) AS bytes FROM quarantine WHERE received_at >= ? AND length(body) = body_bytes',
     );
     this.ensureLocation = db.prepare(
       'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
@@ -205,20 +265,25 @@ export class Inbox {
     const receivedAt = (input.receivedAt ?? new Date()).toISOString();
     return this.db
       .transaction(() => {
+        const kept = this.mayKeep(receivedAt, input.raw.length);
         const quarantineId = Number(
           this.insertQuarantine.run({
             receivedAt,
             sender: input.sender,
             source: input.source,
             contentType: input.contentType,
-            body: input.raw,
+            body: kept.keep ? input.raw : Buffer.alloc(0),
             bytes: input.raw.length,
             sha: sha256(input.raw),
             errorId: input.errorId,
             field: input.field,
-            reason: input.reason,
+            reason: kept.keep ? input.reason : `${input.reason} (body not kept: ${kept.why})`,
           }).lastInsertRowid,
         );
+        if (kept.keep && this.keptToday) {
+          this.keptToday.bodies += 1;
+          this.keptToday.bytes += input.raw.length;
+        }
         const deliveryId = Number(
           this.insertDelivery.run({
             receivedAt,
@@ -237,5 +302,19 @@ export class Inbox {
         return { quarantineId, deliveryId };
       })
       .immediate();
+  }
+
+  /** Inside quarantine()'s transaction: whether this body is kept (QuarantineLimits). */
+  private mayKeep(receivedAt: string, bytes: number): ReturnType<typeof keepQuarantinedBody> {
+    if (this.limits === null) return { keep: true };
+    const day = receivedAt.slice(0, 10);
+    if (this.keptToday?.day !== day) this.keptToday = { day, ...this.keptSince.get(`${day}T00:00:00.000Z`)! };
+    let free: number | null = null;
+    try {
+      free = this.limits.freeBytes();
+    } catch {
+      free = null;
+    }
+    return keepQuarantinedBody(bytes, this.keptToday, this.limits, free);
   }
 }

@@ -160,6 +160,8 @@ export function recentDeliveries(agent: Db, limit = 100, beforeId: number | null
 /** A stored body (inbox or quarantine) for inspection, as the bytes that arrived. */
 export function storedBody(agent: Db, kind: 'inbox' | 'quarantine', id: number): Buffer | null {
   if (kind === 'inbox') return new BodyStore(agent).read(id);
-  const row = agent.prepare<[number], { body: Buffer | null }>('SELECT body FROM quarantine WHERE id = ?').get(id);
-  return row?.body ?? null;
+  // A row whose body was over the daily quarantine budget keeps an empty body: nothing to show.
+  const row = agent.prepare<[number], { body: Buffer | null; body_bytes: number }>('SELECT body, body_bytes FROM quarantine WHERE id = ?').get(id);
+  if (!row?.body || row.body.length !== row.body_bytes) return null;
+  return row.body;
 }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError } from '../errors';
 import { releaseBuffer } from '../store/bodies';
+import type { BodyBudget } from './limits';
 
 /**
  * Reading (or refusing) a webhook body, so that a refusal reaches the sender as the refusal:
@@ -13,7 +14,10 @@ import { releaseBuffer } from '../store/bodies';
  *   and its size is acceptable; otherwise it gets the refusal instead of "continue".
  * - A refused call whose (acceptable-size) body is on its way is read to its end and discarded before
  *   the answer goes out. Answering first and closing the connection makes a proxy in front (nginx as the
- *   tunnel's edge) fail writing the body ("broken pipe") and answer 502 instead of our 401.
+ *   tunnel's edge) fail writing the body ("broken pipe") and answer 502 instead of our 401. That wait
+ *   is short (`webhook.refusedBodyWaitMs`): a body still arriving then is not waited for, the answer
+ *   goes out and the connection closes, so slow bodies cannot hold the receiver's connections.
+ * - Bodies held in memory count against `webhook.maxBodyMemoryBytes` (BodyBudget) until answered.
  */
 
 /** Set by the server's checkContinue handler: the sender waits for "100 Continue" before the body. */
@@ -52,12 +56,31 @@ export function closeAfterAnswer(res: ServerResponse): void {
  * Reads the body, at most `limit` bytes. Rejects with payload_too_large (and arranges for the
  * connection to close after the answer) the moment the declared or the received length passes it.
  */
-export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+export function busy(): AppError {
+  return new AppError('receiver_busy', 503, 'too many request bodies are being received at once; retry shortly');
+}
+
+/**
+ * Reserves `bytes` of the budget for this call until its answer is sent (or its connection closes);
+ * false when the budget has no room (the caller answers 503).
+ */
+function reserveUntilAnswered(budget: BodyBudget, res: ServerResponse, bytes: number): boolean {
+  if (!budget.reserve(bytes)) return false;
+  res.once('close', () => budget.release(bytes));
+  return true;
+}
+
+export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit: number, budget?: BodyBudget): Promise<Buffer> {
   const declared = declaredLength(req);
   if (declared !== null && declared > limit) {
     // Not told to continue (or not yet sent): nothing of it needs reading.
     closeAfterAnswer(res);
     return Promise.reject(tooLarge(limit, declared));
+  }
+  if (budget && declared !== null && !reserveUntilAnswered(budget, res, declared)) {
+    res.setHeader('Retry-After', '5');
+    closeAfterAnswer(res);
+    return Promise.reject(busy());
   }
   const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const decoder = DECODERS[encoding];
@@ -104,6 +127,15 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
         finish(tooLarge(limit, declared));
         return;
       }
+      // Without a declared length (or when decoding), what is held grows chunk by chunk.
+      if (budget && (declared === null || decoding) && !reserveUntilAnswered(budget, res, chunk.length)) {
+        chunks.length = 0;
+        req.pause();
+        res.setHeader('Retry-After', '5');
+        closeAfterAnswer(res);
+        finish(busy());
+        return;
+      }
       if (whole && received <= whole.length) {
         chunk.copy(whole, received - chunk.length);
         // Copied: free the chunk now. Node's HTTP parser hands each piece of a body over in a buffer of
@@ -142,29 +174,51 @@ const DECODERS: Readonly<Record<string, (() => zlib.Gunzip | zlib.Inflate | zlib
 
 /**
  * Before answering a refusal: lets the sender finish sending a body of acceptable size (discarded
- * unread), or, when it is too large or not coming (100-continue), arranges to close instead.
+ * unread) for at most `waitMs`, or, when it is too large, not coming (100-continue) or still arriving
+ * after `waitMs`, arranges to close instead.
  */
-export function settleBeforeRefusal(req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
+export function settleBeforeRefusal(req: IncomingMessage, res: ServerResponse, limit: number, waitMs: number): Promise<void> {
   if (expectsContinue(req) || req.complete) return Promise.resolve();
   const declared = declaredLength(req);
-  if (declared !== null && declared > limit) {
+  if ((declared !== null && declared > limit) || waitMs === 0) {
     closeAfterAnswer(res);
     return Promise.resolve();
   }
   return new Promise<void>((resolve) => {
     let received = 0;
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) {
-        req.off('data', onData);
+    const done = (close: boolean): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      if (close) {
         req.pause();
         closeAfterAnswer(res);
-        resolve();
       }
+      resolve();
     };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) done(true);
+    };
+    const timer = setTimeout(() => done(true), waitMs);
     req.on('data', onData);
-    req.once('end', () => resolve());
-    req.once('error', () => resolve());
-    req.once('aborted', () => resolve());
+    req.once('end', () => done(false));
+    req.once('error', () => done(false));
+    req.once('aborted', () => done(false));
+  });
+}
+
+/**
+ * After any answer sent before its request's body was read to the end (an unknown path, a refusal,
+ * "starting"): Node goes on reading and discarding the rest to keep the connection; give that at most
+ * `waitMs`, then close the connection.
+ */
+export function limitUnreadBody(req: IncomingMessage, res: ServerResponse, waitMs: number): void {
+  res.once('finish', () => {
+    if (req.complete || req.socket.destroyed) return;
+    const timer = setTimeout(() => req.socket.destroy(), waitMs);
+    timer.unref();
+    const clear = (): void => clearTimeout(timer);
+    req.once('end', clear);
+    req.socket.once('close', clear);
   });
 }

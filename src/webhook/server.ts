@@ -9,7 +9,8 @@ import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
-import { markExpectsContinue, readLimitedBody, settleBeforeRefusal } from './body';
+import { limitUnreadBody, markExpectsContinue, readLimitedBody, settleBeforeRefusal } from './body';
+import { BodyBudget, ConnectionGuard } from './limits';
 import { forwardMetrics } from './metrics-forward';
 import type { RefusalCounter } from './refusals';
 
@@ -26,7 +27,12 @@ export interface WebhookDeps {
   readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
   /** The status window's loopback port to forward GET /metrics to (metrics.throughTunnel), or null: not served here. */
   readonly metricsTarget?: () => number | null;
+  /** Connections that carry an authenticated call are marked here, so a flood never cuts them (limits.ts). */
+  readonly connections?: ConnectionGuard;
 }
+
+/** Refusals after authentication that are counted in the per-minute summary (refusals.ts), not logged each. */
+const COUNTED_AFTER_AUTH = new Set([400, 413, 415, 503]);
 
 function senderOf(req: Request): string {
   const remote = req.socket.remoteAddress ?? 'unknown';
@@ -37,10 +43,17 @@ function senderOf(req: Request): string {
 
 export function createWebhookApp(deps: WebhookDeps): express.Express {
   const { config, inbox, log } = deps;
+  const budget = new BodyBudget(config.maxBodyMemoryBytes);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(baseHeaders);
+  // Whatever is answered before its body has arrived (a refusal, an unknown path, "starting"): the
+  // rest of that body is waited for only briefly, then the connection closes.
+  app.use((req, res, next) => {
+    limitUnreadBody(req, res, config.refusedBodyWaitMs);
+    next();
+  });
   // Nothing is taken before every part of the agent runs (docs/operations.md, "Start-up").
   app.use((_req, res, next) => {
     if (deps.isReady?.() === false) {
@@ -72,6 +85,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
         { expectedOrigin: config.expectedOrigin, bearerToken: config.bearerToken },
       );
       if (decision.ok) {
+        deps.connections?.hold(req.socket, res);
         next();
         return;
       }
@@ -79,10 +93,10 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       // the lines that matter (refusals.ts).
       deps.refusals?.count(decision.id);
       const refusal = new AppError(decision.id, decision.status, decision.message);
-      void settleBeforeRefusal(req, res, config.maxBodyBytes).then(() => next(refusal));
+      void settleBeforeRefusal(req, res, config.maxBodyBytes, config.refusedBodyWaitMs).then(() => next(refusal));
     },
     async (req, res) => {
-      const raw = await readLimitedBody(req, res, config.maxBodyBytes);
+      const raw = await readLimitedBody(req, res, config.maxBodyBytes, budget);
       // A large body's memory moves to the inbox thread: keep what the log needs first.
       const bytes = raw.length;
       const contentType = req.headers['content-type'] ?? null;
@@ -102,7 +116,9 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       }
       const outcome = await inbox.receive({ raw, sender, source: 'webhook', contentType });
       if (outcome.kind === 'rejected') {
-        log.warn(`webhook body rejected (${outcome.errorId}, ${outcome.error.field}: ${outcome.error.message}); kept as quarantine #${outcome.quarantineId}`);
+        // Counted (per reason, one summary line a minute), not logged one line each: a flood of bad
+        // bodies must not rotate the start-up and applied lines out of the log. The delivery history
+        // and the quarantine keep each one.
         throw new AppError(outcome.errorId, 400, `${outcome.error.field}: ${outcome.error.message}`, {
           field: outcome.error.field,
           quarantineId: outcome.quarantineId,
@@ -118,8 +134,9 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
   // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
   // (Only an authenticated caller gets this far: auth runs before the body is read.)
   app.use(config.path, async (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
+    // Refusals before authentication (401/403) were counted where they were decided.
+    if (err instanceof AppError && COUNTED_AFTER_AUTH.has(err.status)) deps.refusals?.count(err.id);
     if (err instanceof AppError && err.id === 'payload_too_large') {
-      deps.refusals?.count('payload_too_large');
       const declared = Number(req.headers['content-length']);
       try {
         await inbox.recordRefused({
@@ -153,7 +170,8 @@ export function isLoopbackHost(host: string): boolean {
 /** Starts the receiver over HTTPS when TLS is configured, plain HTTP (for a tunnel) otherwise. */
 export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServer> {
   const { config, log } = deps;
-  const app = createWebhookApp(deps);
+  const connections = deps.connections ?? new ConnectionGuard(config.maxConnections);
+  const app = createWebhookApp({ ...deps, connections });
   let server: http.Server;
   const tls = config.tls;
   // Node checks header/request timeouts only every connectionsCheckingInterval (30 s by default):
@@ -177,6 +195,8 @@ export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServ
     markExpectsContinue(req);
     server.emit('request', req, res);
   });
+  // At most webhook.maxConnections at once; strangers' connections make room for new ones (limits.ts).
+  server.on('connection', (socket: import('node:net').Socket) => connections.admit(socket));
   // Guard against slow or stalled clients holding sockets open.
   server.headersTimeout = config.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs;
