@@ -2,6 +2,7 @@ import type { Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
+import { sweepBodyFiles } from './store/body-files';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
@@ -105,10 +106,14 @@ export class Agent {
     if (config.webhook.expectedOrigin === null) log.warn('webhook.expectedOrigin is not set: the Origin header of incoming calls is not checked');
     if (config.webhook.bearerToken === null) log.info('webhook.bearerToken is not set: calls need no Authorization header');
     if (this.core.paused) log.warn('applying updates is paused (by an operator, before this start): deliveries are stored but not applied');
+    // Body files no row names: a crash came between writing one and committing its row (the sender
+    // was not answered 200 and sends again). Only here, before the receiver writes any.
+    const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
+    if (swept > 0) log.info(`removed ${swept} body file${swept === 1 ? '' : 's'} left by an interrupted receipt (their senders were not answered and send again)`);
     await Promise.all([this.inbox.start(), this.applier.start()]);
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
-    this.receiver = new ReceiverHost({ config: config.webhook, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
+    this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
         this.stored += 1;
         this.scheduleDrain();
       } });

@@ -32,6 +32,11 @@ export const WebhookSchema = z.strictObject({
    */
   allowUnauthenticated: z.boolean().default(false),
   maxBodyBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  /**
+   * A body that declares at least this many bytes (Content-Length, no Content-Encoding) is written to a
+   * file of its own in <dataDir>/bodies/ as it arrives, never held whole in memory (src/store/body-files.ts).
+   */
+  fileBodyFromBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(1024 * 1024),
   tls: TlsSchema.nullable().default(null),
   /** Refuse bodies whose Content-Type says they are not JSON (415). A missing Content-Type is accepted. */
   requireJsonContentType: z.boolean().default(true),

@@ -7,6 +7,7 @@ import { maskConfig } from '../config/load';
 import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import { redactor } from '../log';
+import { bodyFilePath, bodyFilesDir } from '../store/body-files';
 import { appliedMigrations, MIGRATIONS_FOR, storeFilePath, type Db, type StoreFileKind } from '../store/database';
 import { locationStatuses, recentDeliveries } from '../store/queries';
 import { listBackups } from './backup/files';
@@ -28,7 +29,7 @@ import { appVersion } from '../version';
  */
 
 /** Tables whose row counts are reported; contents never are. */
-const COUNTED_TABLES = ['locations', 'known_locations', 'applied_updates', 'inbox', 'inbox_bodies', 'deliveries', 'quarantine', 'items', 'price_ranges', 'availability_ranges', 'update_warnings', 'audit_log'];
+const COUNTED_TABLES = ['locations', 'known_locations', 'applied_updates', 'inbox', 'inbox_bodies', 'inbox_body_files', 'deliveries', 'quarantine', 'items', 'price_ranges', 'availability_ranges', 'update_warnings', 'audit_log'];
 const LOG_TAIL_BYTES = 1024 * 1024;
 
 /** Removes what could identify a person from free text (log lines), after secret redaction. */
@@ -64,6 +65,29 @@ function tail(file: string, bytes: number): Buffer {
   }
 }
 
+function bodyFilesReport(db: Db): { named: number; present: number; bytes: number; unnamedFiles: number } {
+  const dataDir = path.dirname(db.name);
+  const named = db.prepare<[], { file: string }>('SELECT file FROM inbox_body_files').all().map((r) => r.file);
+  let present = 0;
+  let bytes = 0;
+  for (const name of named) {
+    try {
+      bytes += fs.statSync(bodyFilePath(dataDir, name)).size;
+      present += 1;
+    } catch {
+      // Counted as missing.
+    }
+  }
+  let onDisk: string[] = [];
+  try {
+    onDisk = fs.readdirSync(bodyFilesDir(dataDir));
+  } catch {
+    onDisk = [];
+  }
+  const namedSet = new Set(named);
+  return { named: named.length, present, bytes, unnamedFiles: onDisk.filter((f) => !namedSet.has(f)).length };
+}
+
 function databaseReport(db: Db, kind: StoreFileKind): Record<string, unknown> {
   const MIGRATIONS = MIGRATIONS_FOR[kind];
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
@@ -74,8 +98,12 @@ function databaseReport(db: Db, kind: StoreFileKind): Record<string, unknown> {
   const inboxBodies = tables.has('inbox')
     ? (db.prepare('SELECT count(DISTINCT inbox_id) AS kept, coalesce(sum(length(body)), 0) AS bytes FROM inbox_bodies').get() as { kept: number; bytes: number })
     : null;
+  // Large bodies kept as files of their own (src/store/body-files.ts): how many and their size, and
+  // whether each file a row names is there.
+  const bodyFiles = tables.has('inbox_body_files') ? bodyFilesReport(db) : null;
   const known = new Map(MIGRATIONS.map((m) => [m.version, m.name]));
   return {
+    bodyFiles,
     integrityCheck: (db.pragma('integrity_check(50)') as { integrity_check: string }[]).map((r) => r.integrity_check),
     migrations: appliedMigrations(db).map((m) => ({ ...m, knownToThisBuild: known.get(m.version) === m.name })),
     migrationsThisBuildKnows: MIGRATIONS.map((m) => ({ version: m.version, name: m.name })),

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { readUiSettingsFile, RETENTION_DAY_KEYS, uiSettingsFile, type RetentionDayKey, type RetentionOverrides } from '../admin/settings';
 import type { AdminPanelProvider, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
@@ -5,6 +6,7 @@ import type { Config } from '../config/schema';
 import { addDays, todayIn, type IsoDate } from '../domain/dates';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
+import { removeBodyFile } from '../store/body-files';
 import type { Db } from '../store/database';
 import type { RangePruneBatch, RangePruneRequest } from '../sync/range-prune';
 import { localTime, pruneCountsText, retentionPanel } from './panels';
@@ -81,16 +83,33 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const dropBody = db.prepare('DELETE FROM inbox_bodies WHERE inbox_id = ?');
   const dropLayout = db.prepare('DELETE FROM inbox_body_layout WHERE inbox_id = ?');
   const markDropped = db.prepare('UPDATE inbox SET body_kept = 0 WHERE id = ?');
+  // A large body is a file of its own (src/store/body-files.ts): its row goes in the batch's
+  // transaction, the file once that has committed (a crash between leaves a file no row names, which
+  // the next start removes).
+  const bodyFile = db.prepare<[number], { file: string }>('SELECT file FROM inbox_body_files WHERE inbox_id = ?');
+  const dropBodyFile = db.prepare('DELETE FROM inbox_body_files WHERE inbox_id = ?');
+  const dataDir = path.dirname(db.name);
+  let filesToRemove: string[] = [];
   const prune = (ids: { id: number }[]): number => {
     for (const { id } of ids) {
+      const file = bodyFile.get(id);
+      if (file) {
+        dropBodyFile.run(id);
+        filesToRemove.push(file.file);
+      }
       dropBody.run(id);
       dropLayout.run(id);
       markDropped.run(id);
     }
     return ids.length;
   };
-  const rawBodies = { run: (before: string, n: number) => ({ changes: prune(rawBodyIds.all(before, n)) }) };
-  const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }) };
+  const removeFiles = (): void => {
+    const files = filesToRemove;
+    filesToRemove = [];
+    for (const file of files) removeBodyFile(dataDir, file);
+  };
+  const rawBodies = { run: (before: string, n: number) => ({ changes: prune(rawBodyIds.all(before, n)) }), committed: removeFiles };
+  const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }), committed: removeFiles };
   // A finished update's row, once its delivery rows (pruned before it) and open warnings are gone. Never
   // a waiting or conflicting row, nor a row under the same ChangeSequence as a conflict (the operator
   // chooses among those bodies), nor the location's latest applied update (the chain's state: found from
@@ -112,6 +131,11 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
     run: (before: string, n: number) => {
       const ids = updateIds.all(before, n);
       for (const { id } of ids) {
+        const file = bodyFile.get(id);
+        if (file) {
+          dropBodyFile.run(id);
+          filesToRemove.push(file.file);
+        }
         dropBody.run(id);
         dropLayout.run(id);
         dropWarnings.run(id);
@@ -119,6 +143,7 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
       }
       return { changes: ids.length };
     },
+    committed: removeFiles,
   };
   const warnings = db.prepare(
     'DELETE FROM update_warnings WHERE id IN (SELECT id FROM update_warnings WHERE acknowledged_at IS NOT NULL AND acknowledged_at < ? LIMIT ?)',
@@ -127,10 +152,17 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const quarantine = db.prepare('DELETE FROM quarantine WHERE id IN (SELECT id FROM quarantine WHERE received_at < ? LIMIT ?)');
   const deliveries = db.prepare('DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < ? LIMIT ?)');
   /** An agent.db batch: one IMMEDIATE transaction on this thread, then a turn of the event loop. */
-  const local = (statement: { run(cutoff: string, limit: number): { changes: number } }, cutoff: string) => async (limit: number): Promise<RangePruneBatch> => {
+  const local = (statement: { run(cutoff: string, limit: number): { changes: number }; committed?: () => void }, cutoff: string) => async (limit: number): Promise<RangePruneBatch> => {
     if (!db.open) return { changed: 0, ms: 0 };
     const t0 = performance.now();
-    const changed = db.transaction(() => statement.run(cutoff, limit).changes).immediate();
+    let changed: number;
+    try {
+      changed = db.transaction(() => statement.run(cutoff, limit).changes).immediate();
+    } catch (err) {
+      filesToRemove = [];
+      throw err;
+    }
+    statement.committed?.();
     const ms = performance.now() - t0;
     await yieldToEventLoop();
     return { changed, ms };

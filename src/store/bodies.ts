@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { BodyLayout } from '../domain/body';
+import { bodyFilePath, readBodyFileRange } from './body-files';
 import type { Db } from './database';
 
 /**
@@ -36,8 +39,17 @@ export function releaseBuffer(bytes: Uint8Array, minBytes = 0): boolean {
   return true;
 }
 
+/**
+ * A stored body's bytes, in one of two forms: in agent.db (inbox_bodies, in chunks), or for a large
+ * body received as a file of its own (inbox_body_files names it; src/store/body-files.ts). Every
+ * reader goes through here, so both forms read the same.
+ */
 export class BodyStore {
   private readonly insert;
+  private readonly insertFile;
+  private readonly selectFile;
+  /** Body files live beside agent.db. */
+  private readonly dataDir: string;
   private readonly chunks;
 
   private readonly chunkSizes;
@@ -47,6 +59,9 @@ export class BodyStore {
   private readonly selectLayout;
 
   constructor(db: Db) {
+    this.dataDir = path.dirname(db.name);
+    this.insertFile = db.prepare('INSERT INTO inbox_body_files (inbox_id, file) VALUES (?, ?)');
+    this.selectFile = db.prepare<[number], { file: string }>('SELECT file FROM inbox_body_files WHERE inbox_id = ?');
     this.insert = db.prepare('INSERT INTO inbox_bodies (inbox_id, chunk, body) VALUES (?, ?, ?)');
     this.chunks = db.prepare<[number], { body: Buffer }>('SELECT body FROM inbox_bodies WHERE inbox_id = ? ORDER BY chunk');
     // length() of a blob is read from its record header: the chunk's bytes are not loaded.
@@ -92,6 +107,8 @@ export class BodyStore {
    * body is stored.
    */
   ranges(inboxId: number): ((start: number, end: number) => Buffer) | null {
+    const file = this.fileOf(inboxId);
+    if (file !== null) return this.fileRanges(inboxId, file);
     const chunks = this.chunkSizes.all(inboxId);
     // Nothing stored (retention pruned it): an empty body still has its one empty chunk.
     if (chunks.length === 0) return null;
@@ -130,6 +147,48 @@ export class BodyStore {
     };
   }
 
+  /** The path of the file holding this body, or null when it is in agent.db (or not stored). */
+  fileOf(inboxId: number): string | null {
+    const row = this.selectFile.get(inboxId);
+    return row ? bodyFilePath(this.dataDir, row.file) : null;
+  }
+
+  /** A body file's bytes by offset, read BODY_CHUNK_BYTES at a time (the last block read is kept). */
+  private fileRanges(inboxId: number, file: string): ((start: number, end: number) => Buffer) | null {
+    let total: number;
+    try {
+      total = fs.statSync(file).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    let cached: { index: number; bytes: Buffer } | null = null;
+    const blockAt = (index: number): Buffer => {
+      if (cached?.index === index) return cached.bytes;
+      const start = index * BODY_CHUNK_BYTES;
+      const bytes = readBodyFileRange(file, start, Math.min(BODY_CHUNK_BYTES, total - start));
+      cached = { index, bytes };
+      return bytes;
+    };
+    return (start, end) => {
+      if (!(start >= 0 && start <= end && end <= total)) throw new RangeError(`bytes ${start}..${end} are outside body #${inboxId} (${total} bytes)`);
+      const parts: Buffer[] = [];
+      for (let pos = start; pos < end; ) {
+        const index = Math.floor(pos / BODY_CHUNK_BYTES);
+        const block = blockAt(index);
+        const to = Math.min(block.length, end - index * BODY_CHUNK_BYTES);
+        parts.push(block.subarray(pos - index * BODY_CHUNK_BYTES, to));
+        pos = index * BODY_CHUNK_BYTES + to;
+      }
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    };
+  }
+
+  /** Inside the caller's transaction: the body is the named file (already flushed to the disk). */
+  writeFile(inboxId: number, name: string): void {
+    this.insertFile.run(inboxId, name);
+  }
+
   /** Inside the caller's transaction. */
   write(inboxId: number, raw: Buffer): void {
     if (raw.length === 0) {
@@ -143,6 +202,15 @@ export class BodyStore {
 
   /** The stored bytes, or null once retention pruned them. `expectedBytes` (inbox.body_bytes) sizes the buffer. */
   read(inboxId: number, expectedBytes?: number): Buffer | null {
+    const file = this.fileOf(inboxId);
+    if (file !== null) {
+      try {
+        return fs.readFileSync(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    }
     const parts: Buffer[] = [];
     let total = 0;
     let out: Buffer | null = expectedBytes !== undefined && expectedBytes > BODY_CHUNK_BYTES ? Buffer.allocUnsafe(expectedBytes) : null;

@@ -1,7 +1,7 @@
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../log';
 import { PortClient, ThreadClient } from '../threads/thread-client';
-import type { IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
+import type { FileDelivery, IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
 /** Bodies at least this large are handed to the thread by moving their memory, not copying it. */
@@ -27,6 +27,10 @@ class InboxRequests implements InboxPort {
   receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
     const { raw, transfer } = InboxRequests.bytes(delivery.raw);
     return this.to.request<ReceiptOutcome>({ type: 'receive', delivery: { ...delivery, raw } }, transfer);
+  }
+
+  receiveFile(delivery: FileDelivery): Promise<ReceiptOutcome> {
+    return this.to.request<ReceiptOutcome>({ type: 'receive-file', delivery });
   }
 
   quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { IncomingDelivery, QuarantineBudget, QuarantineInput, RefusedDelivery } from './inbox';
+import type { FileDelivery, IncomingDelivery, QuarantineBudget, QuarantineInput, RefusedDelivery } from './inbox';
 
 /** The inbox thread's start-up data. */
 export interface InboxWorkerData {
@@ -11,6 +11,8 @@ export interface InboxWorkerData {
 /** Main thread (or the receiver thread) -> inbox thread. Bodies travel as bytes (transferred, not copied, when large). */
 export type InboxRequest =
   | { readonly type: 'receive'; readonly delivery: Omit<IncomingDelivery, 'raw'> & { readonly raw: Uint8Array } }
+  /** A body the receiver streamed to a file of its own (flushed to the disk): the row naming it is committed. */
+  | { readonly type: 'receive-file'; readonly delivery: FileDelivery }
   | { readonly type: 'quarantine'; readonly input: Omit<QuarantineInput, 'raw'> & { readonly raw: Uint8Array } }
   | { readonly type: 'record-refused'; readonly input: RefusedDelivery }
   /** Fault injection for the test suites (disk full): caps agent.db for this thread's connection. */

@@ -32,6 +32,8 @@ function handle(request: InboxRequest): unknown {
   switch (request.type) {
     case 'receive':
       return withBody(request.delivery.raw, (raw) => inbox.receive({ ...request.delivery, raw }));
+    case 'receive-file':
+      return inbox.receiveFile(request.delivery);
     case 'quarantine':
       return withBody(request.input.raw, (raw) => inbox.quarantine({ ...request.input, raw }));
     case 'record-refused':

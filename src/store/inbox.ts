@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { readBody, sameMeaning, type EnvelopeHeader } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
-import { BodyStore } from './bodies';
+import { crashPoint } from '../crash-points';
+import { bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
+import { BodyStore, releaseBody } from './bodies';
 import type { Db } from './database';
 
 export type DeliverySource = 'webhook' | 'import';
@@ -14,6 +17,11 @@ export interface IncomingDelivery {
   readonly source: DeliverySource;
   readonly contentType: string | null;
   readonly receivedAt?: Date;
+}
+
+/** A delivery whose body the receiver streamed to a file of its own (src/store/body-files.ts). */
+export interface FileDelivery extends Omit<IncomingDelivery, 'raw'> {
+  readonly file: BodyFile;
 }
 
 export type ReceiptOutcome =
@@ -33,6 +41,7 @@ export type { EnvelopeHeader };
 /** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
 export interface InboxPort {
   receive(delivery: IncomingDelivery): Promise<ReceiptOutcome>;
+  receiveFile(delivery: FileDelivery): Promise<ReceiptOutcome>;
   quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }>;
   recordRefused(input: RefusedDelivery): Promise<number>;
 }
@@ -160,6 +169,33 @@ export class Inbox {
 
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
   receive(delivery: IncomingDelivery): ReceiptOutcome {
+    return this.store(delivery, null);
+  }
+
+  /**
+   * Stores a delivery whose body is already a file of its own, flushed to the disk: the row that names
+   * it is committed here (the 200 follows). The body is read once to check it, then released; a body
+   * that is refused, or already held, has its file removed once the row is committed.
+   */
+  receiveFile(delivery: FileDelivery): ReceiptOutcome {
+    const dataDir = path.dirname(this.db.name);
+    const raw = fs.readFileSync(bodyFilePath(dataDir, delivery.file.name));
+    let outcome: ReceiptOutcome;
+    try {
+      outcome = this.store({ ...delivery, raw }, delivery.file);
+    } catch (err) {
+      // Nothing names the file: it goes (the sender is answered 503 and sends again).
+      removeBodyFile(dataDir, delivery.file.name);
+      throw err;
+    } finally {
+      releaseBody(raw);
+    }
+    if (outcome.kind === 'rejected' || outcome.decision === 'duplicate') removeBodyFile(dataDir, delivery.file.name);
+    else crashPoint('body-row-committed');
+    return outcome;
+  }
+
+  private store(delivery: IncomingDelivery, file: BodyFile | null): ReceiptOutcome {
     // Read lazily: every item is checked to parse, but the body is never one string and one object.
     const checked = readBody(delivery.raw, { checkItems: true });
     if (!checked.ok) {
@@ -178,7 +214,7 @@ export class Inbox {
       return { kind: 'rejected', ...stored, error: checked.error, errorId };
     }
     const { envelope } = checked;
-    const sha = sha256(delivery.raw);
+    const sha = file?.sha256 ?? sha256(delivery.raw);
     const receivedAt = (delivery.receivedAt ?? new Date()).toISOString();
     return this.db
       .transaction((): ReceiptOutcome => {
@@ -211,7 +247,8 @@ export class Inbox {
               state: decision.kind === 'conflict' ? 'conflict' : 'pending',
             }).lastInsertRowid,
           );
-          this.bodies.write(inboxId, delivery.raw);
+          if (file) this.bodies.writeFile(inboxId, file.name);
+          else this.bodies.write(inboxId, delivery.raw);
           this.bodies.writeLayout(inboxId, checked.layout);
         }
         const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { AGENT_FILE, migrate, STAFF_FILE, tableExists, TILL_FILE, type Db } from './database';
 import { AGENT_MIGRATIONS, STAFF_MIGRATIONS, TILL_MIGRATIONS } from './migrations';
 import * as till001 from '../till/migrations/001-contract';
+import { syncFile, syncFolder } from './fsync';
 
 /**
  * The one-time move from 0.1's single file to the three files of 0.2 (docs/operations.md, "Upgrading
@@ -60,21 +61,6 @@ function copyTable(db: Db, table: string, into = table): number {
   return db.prepare(`INSERT INTO main."${into}" (${list}) SELECT ${list} FROM legacy."${table}"`).run().changes;
 }
 
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fsyncDir(dir: string): void {
-  // Windows cannot open a directory for fsync; its rename is already durable on NTFS.
-  if (process.platform === 'win32') return;
-  fsyncFile(dir);
-}
-
 function removeWithSidecars(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
 }
@@ -96,10 +82,10 @@ function buildFromLegacy(legacyFile: string, target: string, build: (db: Db) => 
   } finally {
     db.close();
   }
-  fsyncFile(partial);
+  syncFile(partial);
   removeWithSidecars(target);
   fs.renameSync(partial, target);
-  fsyncDir(path.dirname(target));
+  syncFolder(path.dirname(target));
 }
 
 /** Where the upgrade keeps 0.1's whole file (`pre-0.2-split-<time>.db`): always here, whatever backup.dir says. */
@@ -125,7 +111,7 @@ export function splitLegacyIfNeeded(dataDir: string, now: Date = new Date()): Sp
     const backupFile = path.join(backups, `pre-0.2-split-${now.toISOString().replace(/[-:.]/g, '')}.db`);
     fs.rmSync(backupFile, { force: true });
     till.prepare('VACUUM INTO ?').run(backupFile);
-    fsyncFile(backupFile);
+    syncFile(backupFile);
 
     // 2. agent.db and staff.db, complete or not at all.
     let inboxRows = 0;

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { AppError } from '../errors';
+import { AppError, isStorageFailure } from '../errors';
+import { BodyFileSink, type BodyFile } from '../store/body-files';
 import { releaseBuffer } from '../store/bodies';
 import type { BodyBudget } from './limits';
 
@@ -161,6 +162,50 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     if (decoding) req.once('error', onError);
     req.once('aborted', onAborted);
   });
+}
+
+/** A received body: in memory, or (declared large) in a file of its own, flushed to the disk. */
+export type ReceivedBody = { readonly kind: 'memory'; readonly raw: Buffer } | { readonly kind: 'file'; readonly file: BodyFile };
+
+/**
+ * Reads the body: into memory (readLimitedBody), or, when it declares at least `fileFrom` bytes and no
+ * Content-Encoding, into a file of its own in <dataDir>/bodies/ as it arrives, flushed with its folder
+ * to the disk before this resolves. The file is removed if the body is refused or not received whole.
+ */
+export async function receiveBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { limit: number; budget?: BodyBudget; fileFrom: number; dataDir: string | null },
+): Promise<ReceivedBody> {
+  const declared = declaredLength(req);
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (options.dataDir === null || declared === null || declared < options.fileFrom || declared > options.limit || encoding !== 'identity') {
+    return { kind: 'memory', raw: await readLimitedBody(req, res, options.limit, options.budget) };
+  }
+  if (expectsContinue(req)) res.writeContinue();
+  const sink = await BodyFileSink.create(options.dataDir);
+  let aborted = false;
+  const onAborted = (): void => {
+    aborted = true;
+  };
+  req.once('aborted', onAborted);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (sink.bytes + chunk.length > declared) throw new AppError('request_size_invalid', 400, 'the request body is longer than its Content-Length');
+      await sink.write(chunk);
+      // Written: free the parser's piece now (see readLimitedBody).
+      releaseBuffer(chunk);
+    }
+    if (aborted || sink.bytes !== declared) throw new AppError('request_aborted', 400, 'the sender stopped sending the body');
+    return { kind: 'file', file: await sink.finish() };
+  } catch (err) {
+    await sink.abort().catch(() => undefined);
+    // A disk that cannot take the body (full, I/O error) is the agent's failure: 503, sent again later.
+    if (err instanceof AppError || isStorageFailure(err)) throw err;
+    throw new AppError('request_aborted', 400, 'the request body could not be read to its end');
+  } finally {
+    req.off('aborted', onAborted);
+  }
 }
 
 /** Content-Encodings a sender may use (as body-parser accepted before): null means none to undo. */

@@ -9,6 +9,7 @@ import type { RefusalCounter } from './refusals';
 
 export interface ReceiverHostDeps {
   readonly config: Config['webhook'];
+  readonly dataDir: string;
   readonly inbox: InboxHost;
   readonly log: Logger;
   readonly refusals: Pick<RefusalCounter, 'count'>;
@@ -37,7 +38,7 @@ export class ReceiverHost {
       dir: __dirname,
       entry: 'receiver-worker',
       name: 'receiver',
-      workerData: { config: deps.config } satisfies ReceiverWorkerData,
+      workerData: { config: deps.config, dataDir: deps.dataDir } satisfies ReceiverWorkerData,
       // Bodies are Buffers, outside the heap, and move on to the inbox thread; the heap holds express and sockets.
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
       onEvent: (event) => {

@@ -4,6 +4,8 @@ import type { Config } from '../config/schema';
 /** The receiver thread's start-up data: the webhook section of the configuration (cloned). */
 export interface ReceiverWorkerData {
   readonly config: Config['webhook'];
+  /** Where large bodies are written as they arrive (<dataDir>/bodies/). */
+  readonly dataDir: string;
 }
 
 /** Main thread -> receiver thread. */

@@ -2,7 +2,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
-import type { IncomingDelivery, InboxPort, QuarantineInput, RefusedDelivery } from '../store/inbox';
+import type { FileDelivery, IncomingDelivery, InboxPort, QuarantineInput, RefusedDelivery } from '../store/inbox';
 import { InboxPortClient } from '../store/inbox-host';
 import { serveRequests } from '../threads/serve';
 import type { LogLevel, LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
@@ -63,6 +63,7 @@ function current(): InboxPortClient {
 /** Whatever line is current when a call needs it. */
 const inbox: InboxPort = {
   receive: (delivery: IncomingDelivery) => current().receive(delivery),
+  receiveFile: (delivery: FileDelivery) => current().receiveFile(delivery),
   quarantine: (input: QuarantineInput) => current().quarantine(input),
   recordRefused: (input: RefusedDelivery) => current().recordRefused(input),
 };
@@ -96,6 +97,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
       server = await startWebhookServer({
         config: request.port === undefined ? data.config : { ...data.config, port: request.port },
         inbox,
+        dataDir: data.dataDir,
         log,
         isReady: () => ready,
         refusals: { count: (id: string) => emit({ type: 'refused', id }) },

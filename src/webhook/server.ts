@@ -7,9 +7,10 @@ import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
 import type { Logger } from '../log';
+import { bodyFilePath } from '../store/body-files';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
-import { limitUnreadBody, markExpectsContinue, readLimitedBody, settleBeforeRefusal } from './body';
+import { limitUnreadBody, markExpectsContinue, receiveBody, settleBeforeRefusal } from './body';
 import { BodyBudget, ConnectionGuard } from './limits';
 import { forwardMetrics } from './metrics-forward';
 import type { RefusalCounter } from './refusals';
@@ -27,12 +28,24 @@ export interface WebhookDeps {
   readonly onStored: (outcome: Extract<ReceiptOutcome, { kind: 'stored' }>) => void;
   /** The status window's loopback port to forward GET /metrics to (metrics.throughTunnel), or null: not served here. */
   readonly metricsTarget?: () => number | null;
+  /** The data folder, where bodies of at least webhook.fileBodyFromBytes are written as they arrive; null: all in memory. */
+  readonly dataDir?: string | null;
   /** Connections that carry an authenticated call are marked here, so a flood never cuts them (limits.ts). */
   readonly connections?: ConnectionGuard;
 }
 
 /** Refusals after authentication that are counted in the per-minute summary (refusals.ts), not logged each. */
 const COUNTED_AFTER_AUTH = new Set([400, 413, 415, 503]);
+
+/** A body file's bytes, the file removed (a refused body goes to the quarantine, within its budget). */
+async function takeBodyFile(dataDir: string, name: string): Promise<Buffer> {
+  const file = bodyFilePath(dataDir, name);
+  try {
+    return await fs.promises.readFile(file);
+  } finally {
+    await fs.promises.rm(file, { force: true });
+  }
+}
 
 function senderOf(req: Request): string {
   const remote = req.socket.remoteAddress ?? 'unknown';
@@ -96,12 +109,13 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       void settleBeforeRefusal(req, res, config.maxBodyBytes, config.refusedBodyWaitMs).then(() => next(refusal));
     },
     async (req, res) => {
-      const raw = await readLimitedBody(req, res, config.maxBodyBytes, budget);
+      const body = await receiveBody(req, res, { limit: config.maxBodyBytes, budget, fileFrom: config.fileBodyFromBytes, dataDir: deps.dataDir ?? null });
       // A large body's memory moves to the inbox thread: keep what the log needs first.
-      const bytes = raw.length;
+      const bytes = body.kind === 'memory' ? body.raw.length : body.file.bytes;
       const contentType = req.headers['content-type'] ?? null;
       const sender = senderOf(req);
       if (config.requireJsonContentType && !isJsonContentType(contentType ?? undefined)) {
+        const raw = body.kind === 'memory' ? body.raw : await takeBodyFile(deps.dataDir!, body.file.name);
         await inbox.quarantine({
           raw,
           sender,
@@ -114,7 +128,10 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
         });
         throw new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
       }
-      const outcome = await inbox.receive({ raw, sender, source: 'webhook', contentType });
+      const outcome =
+        body.kind === 'memory'
+          ? await inbox.receive({ raw: body.raw, sender, source: 'webhook', contentType })
+          : await inbox.receiveFile({ file: body.file, sender, source: 'webhook', contentType });
       if (outcome.kind === 'rejected') {
         // Counted (per reason, one summary line a minute), not logged one line each: a flood of bad
         // bodies must not rotate the start-up and applied lines out of the log. The delivery history

@@ -1,0 +1,137 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { crashPoint } from '../crash-points';
+import type { Db } from './database';
+import { syncFolder } from './fsync';
+
+/**
+ * Large bodies in files of their own (issue 29). A body over webhook.fileBodyFromBytes is written to
+ * <dataDir>/bodies/<random>.body as it arrives, so the receiver never holds it whole; the file and its
+ * folder are flushed to the disk before the inbox row that names it (inbox_body_files) is committed,
+ * and the 200 goes out only after that commit. A crash leaves at worst a file no row names (the sender
+ * had no 200 and sends again): `sweepBodyFiles` removes those at the next start.
+ */
+
+export const BODY_FILES_FOLDER = 'bodies';
+const NAME = /^[0-9a-f]{32}\.body$/;
+
+export function bodyFilesDir(dataDir: string): string {
+  return path.join(dataDir, BODY_FILES_FOLDER);
+}
+
+/** The path of a stored body file; refuses any name the agent did not make (it comes from agent.db). */
+export function bodyFilePath(dataDir: string, name: string): string {
+  if (!NAME.test(name)) throw new Error(`not a body file name: ${JSON.stringify(name)}`);
+  return path.join(bodyFilesDir(dataDir), name);
+}
+
+/** A body file as handed from the receiver to the inbox: flushed to the disk, not yet named by a row. */
+export interface BodyFile {
+  readonly name: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Writes one body to a new file of its own, chunk by chunk, hashing as it goes. */
+export class BodyFileSink {
+  private readonly hash = createHash('sha256');
+  private written = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly dataDir: string,
+    readonly name: string,
+    private readonly handle: fs.promises.FileHandle,
+  ) {}
+
+  static async create(dataDir: string): Promise<BodyFileSink> {
+    const dir = bodyFilesDir(dataDir);
+    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    const name = `${randomBytes(16).toString('hex')}.body`;
+    // Exclusive and owner-only: never through a planted file or link.
+    const handle = await fs.promises.open(path.join(dir, name), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    return new BodyFileSink(dataDir, name, handle);
+  }
+
+  get bytes(): number {
+    return this.written;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    this.hash.update(chunk);
+    let offset = 0;
+    while (offset < chunk.length) {
+      const { bytesWritten } = await this.handle.write(chunk, offset, chunk.length - offset, this.written + offset);
+      offset += bytesWritten;
+    }
+    this.written += chunk.length;
+  }
+
+  /** Flushes the file and its folder to the disk and closes it. */
+  async finish(): Promise<BodyFile> {
+    crashPoint('body-file-written');
+    await this.handle.sync();
+    await this.handle.close();
+    this.closed = true;
+    syncFolder(bodyFilesDir(this.dataDir));
+    crashPoint('body-file-synced');
+    return { name: this.name, bytes: this.written, sha256: this.hash.digest('hex') };
+  }
+
+  /** Closes and removes the file (the body was refused or not received to its end). */
+  async abort(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      await this.handle.close().catch(() => undefined);
+    }
+    await fs.promises.rm(path.join(bodyFilesDir(this.dataDir), this.name), { force: true });
+  }
+}
+
+/** Removes a body file that no row names any more (after the row's transaction committed). */
+export function removeBodyFile(dataDir: string, name: string): void {
+  fs.rmSync(bodyFilePath(dataDir, name), { force: true });
+}
+
+/**
+ * At start-up, before the receiver listens: removes every file in <dataDir>/bodies/ that no inbox row
+ * names (a crash between writing a body and committing its row; the sender was never answered 200).
+ * Returns how many it removed.
+ */
+export function sweepBodyFiles(db: Db, dataDir: string): number {
+  const dir = bodyFilesDir(dataDir);
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  const named = new Set(db.prepare<[], { file: string }>('SELECT file FROM inbox_body_files').all().map((r) => r.file));
+  let removed = 0;
+  for (const entry of entries) {
+    if (named.has(entry)) continue;
+    fs.rmSync(path.join(dir, entry), { force: true, recursive: false });
+    removed += 1;
+  }
+  if (removed > 0) syncFolder(dir);
+  return removed;
+}
+
+/** Reads `length` bytes at `position` of a body file into a new buffer. */
+export function readBodyFileRange(file: string, position: number, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  const fd = fs.openSync(file, 'r');
+  try {
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(fd, out, done, length - done, position + done);
+      if (n === 0) throw new RangeError(`${file} ends at ${position + done} bytes, before ${position + length}`);
+      done += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
+}

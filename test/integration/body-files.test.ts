@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { startTestAgent } from '../helpers/agent';
+import { item, price, update } from '../helpers/fixtures';
+import { bodyFilesDir, sweepBodyFiles } from '../../src/store/body-files';
+import { storedBody } from '../../src/store/queries';
+import { pruneDatabase, retentionCutoffs } from '../../src/ops/retention';
+
+/**
+ * Issue 29: bodies of at least webhook.fileBodyFromBytes are written to a file of their own as they
+ * arrive, and every reader of a stored body (dedupe, the applier, the payload view, retention,
+ * diagnostics) handles that form as it does a body kept in agent.db.
+ */
+
+const FILE_FROM = 64 * 1024;
+
+function large(location: number, sequence: number, parent: number, cents = 0): Buffer {
+  const items = Array.from({ length: 500 }, (_, i) => item(String(100 + i), `L-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${2 + (i % 5)}.${String((i + cents) % 100).padStart(2, '0')}`)]));
+  return Buffer.from(JSON.stringify(update(location, sequence, parent, items)));
+}
+
+describe('large bodies in files of their own', async () => {
+  const t = await startTestAgent({ webhook: { fileBodyFromBytes: FILE_FROM }, sync: { baselineSettleSeconds: 0 } });
+  const dataDir = t.config.dataDir;
+  const agentDb = t.agent.core.agentDb;
+  const files = (): string[] => (fs.existsSync(bodyFilesDir(dataDir)) ? fs.readdirSync(bodyFilesDir(dataDir)).sort() : []);
+  const fileOf = (inboxId: number): string | undefined =>
+    agentDb.prepare<[number], { file: string }>('SELECT file FROM inbox_body_files WHERE inbox_id = ?').get(inboxId)?.file;
+
+  it('are stored as a file the inbox row names, applied, and shown byte for byte', async () => {
+    const body = large(31, 1, 0);
+    assert.ok(body.length > FILE_FROM);
+    const res = await t.post(body);
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    const inboxId = (res.json as { inboxId: number }).inboxId;
+    const file = fileOf(inboxId);
+    assert.ok(file, 'the row names a file');
+    assert.deepEqual(files(), [file]);
+    assert.equal(agentDb.prepare<[number], { n: number }>('SELECT count(*) AS n FROM inbox_bodies WHERE inbox_id = ?').get(inboxId)!.n, 0, 'not also in agent.db');
+    assert.ok(fs.readFileSync(path.join(bodyFilesDir(dataDir), file!)).equals(body));
+    assert.equal((fs.statSync(path.join(bodyFilesDir(dataDir), file!)).mode & 0o077), 0, 'owner-only');
+    assert.ok(storedBody(agentDb, 'inbox', inboxId)!.equals(body));
+    await t.settle();
+    const applied = t.agent.core.tillDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = 31').get()!.n;
+    assert.equal(applied, 500);
+  });
+
+  it('a redelivery is a duplicate and leaves no second file; a different body under the sequence is a conflict with its own', async () => {
+    const before = files();
+    const again = await t.post(large(31, 1, 0));
+    assert.equal((again.json as { status: string }).status, 'duplicate');
+    assert.deepEqual(files(), before);
+    const other = await t.post(large(31, 1, 0, 7));
+    assert.equal((other.json as { status: string }).status, 'conflict');
+    assert.equal(files().length, before.length + 1);
+  });
+
+  it('small bodies stay in agent.db', async () => {
+    const small = Buffer.from(JSON.stringify(update(32, 1, 0, [item('1', 'S', [price('2026-12-01', '9999-12-31', 'Eat In', '1.00')])])));
+    const before = files();
+    const res = await t.post(small);
+    assert.equal(res.status, 200);
+    assert.equal(fileOf((res.json as { inboxId: number }).inboxId), undefined);
+    assert.deepEqual(files(), before);
+  });
+
+  it('a large body with no valid envelope is refused 400, kept in quarantine, and leaves no file', async () => {
+    const before = files();
+    const bad = Buffer.from(`{"Items": [${'1,'.repeat(FILE_FROM)}1]}`);
+    const res = await t.post(bad);
+    assert.equal(res.status, 400);
+    assert.deepEqual(files(), before);
+    const quarantineId = (res.json as { error: { quarantineId: number } }).error.quarantineId;
+    assert.ok(storedBody(agentDb, 'quarantine', quarantineId)!.equals(bad));
+  });
+
+  it('a sender that stops half way leaves no file', async () => {
+    const before = files();
+    const port = Number(new URL(t.webhookUrl).port);
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(`POST ${new URL(t.webhookUrl).pathname} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${FILE_FROM * 4}\r\n\r\n`);
+        socket.write(Buffer.alloc(FILE_FROM * 2, 0x20), () => setTimeout(() => socket.destroy(), 200));
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve());
+    });
+    // The receiver removes the part it wrote once it sees the connection gone.
+    for (const deadline = Date.now() + 10_000; files().length !== before.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(files(), before);
+  });
+
+  it('retention drops an applied body\'s file with its row, and the start-up sweep removes files no row names', async () => {
+    const res = await t.post(large(33, 1, 0));
+    const inboxId = (res.json as { inboxId: number }).inboxId;
+    await t.settle();
+    const file = fileOf(inboxId)!;
+    assert.ok(files().includes(file));
+    // Everything applied is older than a cutoff a day ahead.
+    const cutoffs = retentionCutoffs({ ...t.config.retention, rawPayloadDays: 1 }, [], new Date(Date.now() + 2 * 86_400_000));
+    await pruneDatabase({ agent: agentDb, ranges: async () => ({ changed: 0, ms: 0 }) }, { ...cutoffs, quarantineBefore: new Date(0).toISOString(), deliveriesBefore: new Date(0).toISOString() }, 500);
+    assert.equal(fileOf(inboxId), undefined);
+    assert.ok(!files().includes(file), 'the file went with its row');
+    assert.equal(storedBody(agentDb, 'inbox', inboxId), null);
+    // A leftover of an interrupted receipt: no row names it.
+    const stray = path.join(bodyFilesDir(dataDir), `${'ab'.repeat(16)}.body`);
+    fs.writeFileSync(stray, 'partial');
+    const kept = files().filter((f) => f !== path.basename(stray));
+    assert.equal(sweepBodyFiles(agentDb, dataDir), 1);
+    assert.deepEqual(files(), kept);
+  });
+});
