@@ -94,9 +94,10 @@ describe('the webhook under a flood', async () => {
       'no log line per bad body',
     );
     t.agent.refusals.close();
-    const summaries = log.lines.filter((l) => l.startsWith('warn webhook: refused'));
-    assert.equal(summaries.length, 1, summaries.join('\n'));
-    assert.match(summaries[0]!, /invalid_json 5/);
+    // One line per minute (the test may straddle a minute's end): together they count all five.
+    const summaries = log.lines.filter((l) => l.startsWith('warn webhook: refused') && l.includes('invalid_json'));
+    assert.ok(summaries.length >= 1 && summaries.length <= 2, summaries.join('\n'));
+    assert.equal(summaries.reduce((n, l) => n + Number(/invalid_json (\d+)/.exec(l)![1]), 0), 5, summaries.join('\n'));
     // retention.quarantineBodiesPerDay 2: two bodies kept byte for byte, then only size and hash.
     const rows = t.agent.core.agentDb
       .prepare<[], { id: number; kept: number; body_bytes: number; body_sha256: string; reason: string }>(
