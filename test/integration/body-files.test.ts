@@ -4,10 +4,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { startTestAgent } from '../helpers/agent';
-import { item, price, update } from '../helpers/fixtures';
+import { item, price, tempDir, update } from '../helpers/fixtures';
 import { bodyFilesDir, sweepBodyFiles } from '../../src/store/body-files';
 import { storedBody } from '../../src/store/queries';
 import { pruneDatabase, retentionCutoffs } from '../../src/ops/retention';
+import { checkBackupFile } from '../../src/ops/backup/candidate';
+import { restoreDatabase } from '../../src/ops/backup/restore';
+import { backupDatabase } from '../../src/ops/backup/write';
 
 /**
  * Issue 29: bodies of at least webhook.fileBodyFromBytes are written to a file of their own as they
@@ -111,5 +114,41 @@ describe('large bodies in files of their own', async () => {
     const kept = files().filter((f) => f !== path.basename(stray));
     assert.equal(sweepBodyFiles(agentDb, dataDir), 1);
     assert.deepEqual(files(), kept);
+  });
+});
+
+describe('large bodies in backups and restores', () => {
+  it('a set carries the body files agent.db names; a restore puts them back; a set missing one is refused', async () => {
+    const dataDir = tempDir();
+    const first = await startTestAgent({ dataDir, webhook: { fileBodyFromBytes: FILE_FROM }, sync: { baselineSettleSeconds: 0, pollIntervalMs: 60_000 } });
+    const body = large(41, 1, 0);
+    // Paused: the body stays pending, so the restored agent must apply it from the restored file.
+    first.agent.setPaused(true);
+    const res = await first.post(body);
+    assert.equal(res.status, 200);
+    const inboxId = (res.json as { inboxId: number }).inboxId;
+    const backupsDir = path.join(tempDir(), 'backups');
+    const made = await backupDatabase({ agent: first.agent.core.agentDb, till: first.agent.core.tillDb }, backupsDir, 3);
+    const file = first.agent.core.agentDb.prepare<[number], { file: string }>('SELECT file FROM inbox_body_files WHERE inbox_id = ?').get(inboxId)!.file;
+    assert.ok(fs.readFileSync(path.join(made.file, 'bodies', file)).equals(body), 'the set holds the body file');
+    assert.equal(checkBackupFile(made.file).ok, true);
+    await first.agent.stop();
+
+    // Lose the live file, then restore: it comes back from the set.
+    fs.rmSync(bodyFilesDir(dataDir), { recursive: true, force: true });
+    await restoreDatabase(first.config, made.file);
+    assert.ok(fs.readFileSync(path.join(bodyFilesDir(dataDir), file)).equals(body));
+
+    const second = await startTestAgent({ dataDir, webhook: { fileBodyFromBytes: FILE_FROM }, sync: { baselineSettleSeconds: 0 } });
+    second.agent.setPaused(false);
+    await second.settle();
+    assert.equal(second.agent.core.tillDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = 41').get()!.n, 500);
+    await second.agent.stop();
+
+    // A set whose bodies/ lacks a file its agent.db names is not restorable.
+    fs.rmSync(path.join(made.file, 'bodies', file));
+    const check = checkBackupFile(made.file);
+    assert.equal(check.ok, false);
+    assert.match(check.problems.join('; '), /names 1 body file the set's bodies\/ folder lacks/);
   });
 });

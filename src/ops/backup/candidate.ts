@@ -7,6 +7,7 @@ import { LEGACY_SINGLE_FILE_MIGRATIONS } from '../../store/migrations';
 import type { BackupFile } from '../states';
 
 import { checkSetConsistency } from './consistency';
+import { missingBodyFiles } from './body-files';
 
 /** Whether a file or set offered for restore is a backup this agent can restore, and what it holds (read-only). */
 
@@ -98,6 +99,8 @@ export function checkBackupFile(candidate: string): CandidateCheck {
       locations = locationsOf(opened.till);
       const consistency = checkSetConsistency(path.join(candidate, TILL_FILE), path.join(candidate, AGENT_FILE));
       for (const problem of consistency.problems) problems.push(`${problem}: the files are not from the same set`);
+      const missing = missingBodyFiles(candidate);
+      if (missing.length > 0) problems.push(`agent.db names ${missing.length} body file${missing.length === 1 ? '' : 's'} the set's bodies/ folder lacks (${missing.slice(0, 3).join(', ')})`);
     }
     return { ok: problems.length === 0, kind: 'set', problems, migrations, locations, includesStaff };
   } finally {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { syncFile, syncFolder } from '../../store/fsync';
 import type { BackupFile } from '../states';
 
 /**
@@ -35,7 +36,8 @@ function takenAtOf(name: string): { takenAt: string; kind: BackupFile['kind'] } 
 export function sizeOf(file: string): number {
   const stat = fs.statSync(file);
   if (!stat.isDirectory()) return stat.size;
-  return fs.readdirSync(file).reduce((sum, f) => sum + fs.statSync(path.join(file, f)).size, 0);
+  // A set's bodies/ folder (large payloads) counts with it.
+  return fs.readdirSync(file).reduce((sum, f) => sum + sizeOf(path.join(file, f)), 0);
 }
 
 /** Backups in a folder, newest first. Anything that does not follow our naming is never touched. */
@@ -65,13 +67,8 @@ export function backupsToDelete<T extends { name: string }>(newestFirst: readonl
   return newestFirst.slice(Math.max(1, keep));
 }
 
+/** Flushes a file, or a folder's entries, to the disk (src/store/fsync.ts: folders are skipped on Windows). */
 export function fsyncPath(file: string): void {
-  // Windows cannot open a folder for fsync; its renames are durable on NTFS.
-  if (process.platform === 'win32' && fs.statSync(file).isDirectory()) return;
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (fs.statSync(file).isDirectory()) syncFolder(file);
+  else syncFile(file);
 }

@@ -12,6 +12,7 @@ import { backupDir } from '../paths';
 import { fsyncPath, stamp } from './files';
 import { writeBackupSet } from './write';
 import { checkBackupFile, type CandidateCheck } from './candidate';
+import { stageBodyFiles, swapRestoredBodyFiles } from './body-files';
 
 /** Restoring a backup: the live set saved first, the files swapped in under a journal, under the data folder's lock. */
 
@@ -104,6 +105,8 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
           stage(path.join(source, TILL_FILE), 'till'),
           ...(check.includesStaff ? [stage(path.join(source, STAFF_FILE), 'staff')] : []),
         ];
+  // The set's large payloads (files beside agent.db), staged like the files; a 0.1 file has none.
+  const stagedBodies = stageBodyFiles(check.kind === 'set' ? source : null, config.dataDir);
   const journal = restoreJournalFile(config.dataDir);
   fs.writeFileSync(journal, `${JSON.stringify({ from: source, startedAt: now.toISOString() })}\n`, { mode: 0o600 });
   fsyncPath(journal);
@@ -111,6 +114,7 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
     for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
     fs.renameSync(staged, target);
   }
+  swapRestoredBodyFiles(stagedBodies, config.dataDir);
   if (check.kind === 'single-file') {
     // A 0.1 backup: it becomes the till file again and the next open splits it into the three files.
     for (const kind of ['agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}`, { force: true });

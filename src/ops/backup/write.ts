@@ -7,6 +7,7 @@ import { makePrivateDir, makePrivateFile } from '../private-files';
 import type { BackupFile } from '../states';
 
 import { backupName, backupsToDelete, fsyncPath, listBackups, MANIFEST, sizeOf } from './files';
+import { copyBodyFilesIntoSet } from './body-files';
 import { checkSetConsistency } from './consistency';
 
 /** Writing a backup set: online copies of each file, retaken until they agree, then renamed into place. */
@@ -80,6 +81,8 @@ export async function writeBackupSet(sources: BackupSources, folder: string, now
       if (problems.length === 0) break;
     }
     if (problems.length > 0) throw new AppError('backup_failed', 500, `the backup's files did not agree after ${CONSISTENCY_ATTEMPTS} attempts: ${problems.join('; ')}`);
+    // The large payloads agent.db's copy names (files of their own beside it).
+    copyBodyFilesIntoSet(path.dirname(sources.agent.name), partial);
     if (sources.staff) await copyOut(sources.staff, path.join(partial, STAFF_FILE));
     const locations = sources.till.prepare('SELECT location_id AS locationId, last_change_sequence AS lastChangeSequence FROM locations ORDER BY location_id').all();
     const manifest = {

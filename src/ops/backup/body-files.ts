@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { BODY_FILES_FOLDER, bodyFilePath } from '../../store/body-files';
+import { AGENT_FILE } from '../../store/database';
+import { syncFile, syncFolder } from '../../store/fsync';
+
+/**
+ * Large payloads are files of their own beside agent.db (<dataDir>/bodies/, src/store/body-files.ts),
+ * named by its inbox_body_files rows: a backup set and a restore carry them with agent.db. A body file
+ * never changes once written (it is only created, then removed by retention), so a hard link is a
+ * complete copy where the backup folder is on the same disk; elsewhere it is copied.
+ */
+
+/** The files a copy of agent.db names (none for a file older than agent.db migration 3). */
+function namedFiles(agentFile: string): string[] {
+  const db = new Database(agentFile, { readonly: true, fileMustExist: true });
+  try {
+    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'inbox_body_files'").get();
+    return has ? db.prepare<[], { file: string }>('SELECT file FROM inbox_body_files').all().map((r) => r.file) : [];
+  } finally {
+    db.close();
+  }
+}
+
+/** Links `from` to `to`, or copies it where a link cannot be made (another disk); flushed either way. */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw err;
+    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+    syncFile(to);
+  }
+}
+
+/**
+ * Into a backup set being written (`setDir`, whose agent.db copy is complete): every body file that
+ * copy names, from `liveDataDir`. A body retention removed since the copy was taken (only applied,
+ * stale, superseded or conflicting ones are ever removed) is marked pruned in the copy, as it now is
+ * in the live data.
+ */
+export function copyBodyFilesIntoSet(liveDataDir: string, setDir: string): number {
+  const agentCopy = path.join(setDir, AGENT_FILE);
+  const names = namedFiles(agentCopy);
+  if (names.length === 0) return 0;
+  const into = path.join(setDir, BODY_FILES_FOLDER);
+  fs.mkdirSync(into, { recursive: true, mode: 0o700 });
+  const gone: string[] = [];
+  for (const name of names) {
+    try {
+      linkOrCopy(bodyFilePath(liveDataDir, name), bodyFilePath(setDir, name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      gone.push(name);
+    }
+  }
+  if (gone.length > 0) {
+    const db = new Database(agentCopy);
+    try {
+      const row = db.prepare<[string], { inbox_id: number }>('SELECT inbox_id FROM inbox_body_files WHERE file = ?');
+      db.transaction(() => {
+        for (const name of gone) {
+          const id = row.get(name)?.inbox_id;
+          if (id === undefined) continue;
+          db.prepare('DELETE FROM inbox_body_files WHERE inbox_id = ?').run(id);
+          db.prepare('DELETE FROM inbox_body_layout WHERE inbox_id = ?').run(id);
+          db.prepare('UPDATE inbox SET body_kept = 0 WHERE id = ?').run(id);
+        }
+      })();
+    } finally {
+      db.close();
+    }
+    syncFile(agentCopy);
+  }
+  syncFolder(into);
+  return names.length - gone.length;
+}
+
+/** The body files a set's agent.db names that its bodies/ folder lacks (a set is refused with any). */
+export function missingBodyFiles(setDir: string): string[] {
+  return namedFiles(path.join(setDir, AGENT_FILE)).filter((name) => !fs.existsSync(bodyFilePath(setDir, name)));
+}
+
+/**
+ * Stages a set's body files beside the live folder (`<dataDir>/bodies.restoring`), before any live
+ * file is touched; `swapRestoredBodyFiles` puts them in place with the other files.
+ */
+export function stageBodyFiles(setDir: string | null, dataDir: string): string {
+  const staged = path.join(dataDir, `${BODY_FILES_FOLDER}.restoring`);
+  fs.rmSync(staged, { recursive: true, force: true });
+  fs.mkdirSync(staged, { mode: 0o700 });
+  if (setDir !== null) {
+    for (const name of namedFiles(path.join(setDir, AGENT_FILE))) linkOrCopy(bodyFilePath(setDir, name), path.join(staged, name));
+  }
+  syncFolder(staged);
+  return staged;
+}
+
+/** Replaces the live bodies/ folder with the staged one. */
+export function swapRestoredBodyFiles(staged: string, dataDir: string): void {
+  const live = path.join(dataDir, BODY_FILES_FOLDER);
+  fs.rmSync(live, { recursive: true, force: true });
+  fs.renameSync(staged, live);
+}
