@@ -1,15 +1,17 @@
 import type Database from 'better-sqlite3';
 
 /**
- * The raw row-insert baseline's work: `rows` rows into a fresh table (createRawRowsTable) shaped like the till file's
+ * The raw row-insert baselines' work (with the till's indexes, or `indexed` false: none): `rows` rows into a fresh table (createRawRowsTable) shaped like the till file's
  * price_ranges (same columns, the same three indexes), one prepared statement, one transaction.
  * bench/run.ts times it alone; bench/plain-writer-child.ts repeats it as a background writer.
  */
-export function createRawRowsTable(db: Database.Database): Database.Statement {
+export function createRawRowsTable(db: Database.Database, indexed = true): Database.Statement {
   db.exec(`DROP TABLE IF EXISTS price_ranges;
     CREATE TABLE price_ranges (id INTEGER PRIMARY KEY, location_id INTEGER NOT NULL, item_id TEXT NOT NULL, tariff_name TEXT NOT NULL,
     date_from TEXT NOT NULL, date_to TEXT NOT NULL, price_model TEXT, tax_code TEXT NOT NULL, tax_rate INTEGER NOT NULL,
-    sell_price_minor INTEGER NOT NULL, sell_price TEXT NOT NULL, currency TEXT NOT NULL, source_inbox_id INTEGER NOT NULL) STRICT;
+    sell_price_minor INTEGER NOT NULL, sell_price TEXT NOT NULL, currency TEXT NOT NULL, source_inbox_id INTEGER NOT NULL) STRICT;`);
+  // Without indexes: the plainest insert of the same rows (issue 29's baseline for 200 -> applied).
+  if (indexed) db.exec(`
     CREATE INDEX price_ranges_key ON price_ranges (location_id, item_id, tariff_name, date_from);
     CREATE INDEX price_ranges_tax ON price_ranges (tax_code, location_id);
     CREATE INDEX price_ranges_ended ON price_ranges (date_to);`);

@@ -148,9 +148,9 @@ function rawBodyInsertMs(dir: string, body: Buffer): number {
 }
 
 /** One run of the raw rows baseline into a new file `name` in `dir`. */
-function rawRowsInsertOnceMs(dir: string, name: string, rows: number): number {
+function rawRowsInsertOnceMs(dir: string, name: string, rows: number, indexed = true): number {
   const db = freshDb(dir, name);
-  const insert = createRawRowsTable(db);
+  const insert = createRawRowsTable(db, indexed);
   const started = performance.now();
   insertRawRows(db, insert, rows);
   const ms = performance.now() - started;
@@ -292,14 +292,26 @@ interface SizeResult {
   applySamplesMs: number[];
   /** The raw rows insert's runs, interleaved with the applies; baselines.rawRowsInsertMs is their median. */
   rawRowsInsertSamplesMs: number[];
+  /** The same rows into a table with no index, interleaved likewise; baselines.unindexedRowsInsertMs is their median. */
+  unindexedRowsInsertSamplesMs: number[];
   applyInTransactionMs: number;
   /** The whole run: the L publication, then (L only) a second L-sized apply under small deliveries. */
   peakRssBytes: number;
   /** Receipt and apply of the first publication only. */
   firstPublicationPeakRssBytes: number;
   idleRssBytes: number;
-  baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; bareHttpMs: number };
-  ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; ackVsBareHttp: number; peakRssVsPayload: number; firstPublicationPeakRssVsPayload: number };
+  /** Each thread's V8 heap when idle (main, receiver, inbox, applier). */
+  idleThreadHeaps: Record<string, { totalHeapBytes: number; usedHeapBytes: number; externalBytes: number } | null>;
+  baselines: { jsonParseMs: number; rawBodyInsertMs: number; rawRowsInsertMs: number; unindexedRowsInsertMs: number; bareHttpMs: number };
+  ratios: {
+    ackVsParsePlusBodyInsert: number;
+    applyVsRawRowsInsert: number;
+    applyVsUnindexedRowsInsert: number;
+    ackVsBareHttp: number;
+    peakRssVsPayload: number;
+    firstPublicationPeakRssVsPayload: number;
+    peakOverIdleRssVsPayload: number;
+  };
   /** Idle, before the second apply: the bench process's till (`reader`: its binding and SQLite). */
   tillLookup?: LookupStats & { reader: string };
   changes?: ChangesBench;
@@ -320,6 +332,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
   let till: TillStatements | null = null;
   try {
     const idle = await agent.stats();
+    const idleThreadHeaps = await agent.threadHeaps();
     const reader = openReadOnly(storeFilePath(dataDir, 'till'));
     const agentReader = openReadOnly(storeFilePath(dataDir, 'agent'));
     const state: InboxState = agentReader.prepare('SELECT state, apply_ms FROM inbox WHERE location_id = ? AND change_sequence = ?');
@@ -485,13 +498,17 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     // baseline is never fewer than three runs.
     const applySamples = [appliedMs - ack.ms];
     const rawRowsSamples = [rawRowsInsertOnceMs(dataDir, 'rows-0.db', rowsWritten)];
+    const unindexedSamples = [rawRowsInsertOnceMs(dataDir, 'plain-rows-0.db', rowsWritten, false)];
     for (let i = 1; i < applyRepeats; i++) {
       applySamples.push(await freshApplyMs(work, body, update.locationId, update.changeSequence));
       rawRowsSamples.push(rawRowsInsertOnceMs(dataDir, `rows-${i}.db`, rowsWritten));
+      unindexedSamples.push(rawRowsInsertOnceMs(dataDir, `plain-rows-${i}.db`, rowsWritten, false));
     }
     while (rawRowsSamples.length < 3) rawRowsSamples.push(rawRowsInsertOnceMs(dataDir, `rows-${rawRowsSamples.length}.db`, rowsWritten));
+    while (unindexedSamples.length < 3) unindexedSamples.push(rawRowsInsertOnceMs(dataDir, `plain-rows-${unindexedSamples.length}.db`, rowsWritten, false));
     const applyMs = median(applySamples);
     const rawRowsInsertMs = median(rawRowsSamples);
+    const unindexedRowsInsertMs = median(unindexedSamples);
     const wholeRunPeak = Math.max(peak.maxRssBytes, peakAll.maxRssBytes);
     result = {
       size: spec.name,
@@ -504,14 +521,18 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       applyInTransactionMs: first.applyInTransactionMs,
       applySamplesMs: applySamples,
       rawRowsInsertSamplesMs: rawRowsSamples,
+      unindexedRowsInsertSamplesMs: unindexedSamples,
+      idleThreadHeaps,
       // One process: the receiver and the applier thread share it, so its peak RSS covers both.
       peakRssBytes: wholeRunPeak,
       firstPublicationPeakRssBytes: peak.maxRssBytes,
       idleRssBytes: idle.rssBytes,
-      baselines: { ...baselines, rawRowsInsertMs },
+      baselines: { ...baselines, rawRowsInsertMs, unindexedRowsInsertMs },
       ratios: {
         ackVsParsePlusBodyInsert: ack.ms / (baselines.jsonParseMs + baselines.rawBodyInsertMs),
         applyVsRawRowsInsert: applyMs / rawRowsInsertMs,
+        applyVsUnindexedRowsInsert: applyMs / unindexedRowsInsertMs,
+        peakOverIdleRssVsPayload: (wholeRunPeak - idle.rssBytes) / body.length,
         ackVsBareHttp: ack.ms / baselines.bareHttpMs,
         peakRssVsPayload: wholeRunPeak / body.length,
         firstPublicationPeakRssVsPayload: peak.maxRssBytes / body.length,
@@ -529,6 +550,11 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   return result;
+}
+
+/** A figure against its target: "MISSED" beside it when over. */
+function mark(value: number, target: number, digits = 2): string {
+  return value <= target ? value.toFixed(digits) : `MISSED ${value.toFixed(digits)}`;
 }
 
 function table(results: SizeResult[]): string {
@@ -553,6 +579,11 @@ function table(results: SizeResult[]): string {
     ['baseline bare node:http receive (ms)', ...results.map((r) => f(r.baselines.bareHttpMs))],
     ['ack / (parse + body insert)   target <= 2', ...results.map((r) => f(r.ratios.ackVsParsePlusBodyInsert, 2))],
     ['apply / raw rows insert       target <= 2', ...results.map((r) => f(r.ratios.applyVsRawRowsInsert, 2))],
+    ['baseline rows INSERT, no index, median (ms)', ...results.map((r) => f(r.baselines.unindexedRowsInsertMs))],
+    ['  each insert (ms)', ...results.map((r) => r.unindexedRowsInsertSamplesMs.map((x) => f(x)).join(' '))],
+    ['apply / unindexed rows insert  target <= 2.5', ...results.map((r) => mark(r.ratios.applyVsUnindexedRowsInsert, 2.5))],
+    ['(peak - idle RSS) / payload    target <= 1', ...results.map((r) => mark(r.ratios.peakOverIdleRssVsPayload, 1))],
+    ['idle RSS (MiB)                 target <= 100 MB', ...results.map((r) => mark(r.idleRssBytes / 1e6, 100, 0))],
     ['ack / bare http', ...results.map((r) => f(r.ratios.ackVsBareHttp, 2))],
     ['peak RSS / payload, whole run  target < 6', ...results.map((r) => f(r.ratios.peakRssVsPayload, 2))],
     ['  first publication only', ...results.map((r) => f(r.ratios.firstPublicationPeakRssVsPayload, 2))],
@@ -562,13 +593,18 @@ function table(results: SizeResult[]): string {
   const l = results.find((r) => r.tillLookup);
   if (l?.tillLookup) lines.push('', `till lookup by PLU for today on L (${l.tillLookup.reader}; ${l.tillLookup.lookups} random PLUs): p50 ${l.tillLookup.p50Ms.toFixed(3)} ms, p99 ${l.tillLookup.p99Ms.toFixed(3)} ms (target p99 < 1 ms), max ${l.tillLookup.maxMs.toFixed(2)} ms`);
   if (l?.changes) lines.push(describeChanges(l.changes));
+  const heaps = results[0]?.idleThreadHeaps;
+  if (heaps) {
+    const parts = Object.entries(heaps).map(([name, h]) => (h ? `${name} ${mb(h.totalHeapBytes)} (${mb(h.usedHeapBytes)} used)` : `${name} not running`));
+    lines.push('', `V8 heap of each thread when idle (${results[0]!.size}): ${parts.join(', ')}; the rest of the idle RSS is Node's own code, SQLite and the threads' native memory`);
+  }
   const d = l?.duringApply;
   if (d) {
     lines.push(
       '',
       `during a second L-sized apply (${d.applyMs.toFixed(0)} ms on the applier thread):`,
       `  small acks for another location: ${d.smallAcksDuringApply.count}, p50 ${d.smallAcksDuringApply.p50Ms.toFixed(2)} ms, longest ${d.smallAcksDuringApply.maxMs.toFixed(2)} ms; idle p99 ${d.idleSmallAck.p99Ms.toFixed(2)} ms (${d.idleSmallAck.count} acks)`,
-      `  longest small ack / idle p99 small ack: ${d.ratios.longestSmallAckVsIdleP99.toFixed(2)}   target <= 10`,
+      `  longest small ack / idle p99 small ack: ${mark(d.ratios.longestSmallAckVsIdleP99, 10)}   target <= 10`,
       `  receiver event-loop delay: p50 ${d.eventLoopDelay.p50Ms.toFixed(2)} ms, p99 ${d.eventLoopDelay.p99Ms.toFixed(2)} ms (target <= 20 ms), max ${d.eventLoopDelay.maxMs.toFixed(2)} ms`,
       `  till lookup during the apply (${d.tillLookupDuringApply.reader}): ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,
       `  the same reader for ${(d.tillLookupUnderPlainWriter.windowMs / 1000).toFixed(1)} s before, while a plain nice-10 process repeated the raw rows insert (${d.tillLookupUnderPlainWriter.smallAcks} small acks): ${d.tillLookupUnderPlainWriter.lookups} lookups, p50 ${d.tillLookupUnderPlainWriter.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupUnderPlainWriter.p99Ms.toFixed(3)} ms`,

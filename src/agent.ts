@@ -1,8 +1,10 @@
+import v8 from 'node:v8';
 import type { Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
 import { sweepBodyFiles } from './store/body-files';
+import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate } from './sync/applier';
@@ -70,6 +72,17 @@ export class Agent {
   }
 
   /** The receiver thread's event-loop delay between a `start` and a `stop` (benchmarks, diagnostics). */
+  /** Each thread's V8 heap, the main thread's included (npm run bench: what each thread costs). */
+  async threadHeaps(): Promise<Record<string, ThreadHeap | null>> {
+    const main = v8.getHeapStatistics();
+    return {
+      main: { totalHeapBytes: main.total_heap_size, usedHeapBytes: main.used_heap_size, externalBytes: main.external_memory },
+      receiver: (await this.receiver?.heapStatistics()) ?? null,
+      inbox: await this.inbox.heapStatistics(),
+      applier: await this.applier.heapStatistics(),
+    };
+  }
+
   async receiverLoopDelay(action: 'start' | 'stop'): Promise<LoopDelay | null> {
     if (!this.receiver) throw new AppError('agent_not_started', 503, 'the webhook receiver is not running');
     return this.receiver.loopDelay(action);

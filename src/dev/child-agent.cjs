@@ -45,6 +45,8 @@ async function main() {
         rssBytes: process.memoryUsage().rss,
         synchronous: agent.core.agentDb.pragma('synchronous', { simple: true }),
       });
+    } else if (msg.cmd === 'thread-heaps') {
+      void agent.threadHeaps().then((threads) => process.send?.({ cmd: 'thread-heaps', threads }), failed('thread-heaps'));
     } else if (msg.cmd === 'max_page_count') {
       void agent.inbox.setMaxPageCount(Number(msg.value)).then((pages) => process.send?.({ cmd: 'max_page_count', value: pages }));
     }

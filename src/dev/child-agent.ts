@@ -46,6 +46,8 @@ export interface ChildAgent {
   readonly pid: number;
   /** Asks the child for its memory figures and connection settings. */
   stats(): Promise<ChildStats>;
+  /** Each of the agent's threads' V8 heap (null for a thread not running). */
+  threadHeaps(): Promise<Record<string, { totalHeapBytes: number; usedHeapBytes: number; externalBytes: number } | null>>;
   setMaxPageCount(pages: number): Promise<number>;
   /** Starts / stops measuring the main thread's event-loop delay (perf_hooks.monitorEventLoopDelay). */
   loopDelayStart(): Promise<void>;
@@ -119,6 +121,7 @@ export async function spawnAgent(configFile: string, options: SpawnOptions = {})
     url,
     pid: child.pid as number,
     stats: () => ask<ChildStats>({ cmd: 'stats' }, 'stats'),
+    threadHeaps: async () => (await ask<{ threads: Record<string, { totalHeapBytes: number; usedHeapBytes: number; externalBytes: number } | null> }>({ cmd: 'thread-heaps' }, 'thread-heaps')).threads,
     loopDelayStart: async () => {
       await ask({ cmd: 'eld-start' }, 'eld-start');
     },

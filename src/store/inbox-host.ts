@@ -1,6 +1,6 @@
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../log';
-import { PortClient, ThreadClient } from '../threads/thread-client';
+import { PortClient, ThreadClient, type ThreadHeap } from '../threads/thread-client';
 import type { FileDelivery, IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
@@ -78,6 +78,11 @@ export class InboxHost extends InboxRequests {
   /** Fault injection for the test suites (disk full): see InboxRequest. */
   setMaxPageCount(pages: number): Promise<number> {
     return this.thread.request<number>({ type: 'max-page-count', pages });
+  }
+
+  /** This thread's V8 heap (the bench's per-thread figures). */
+  heapStatistics(): Promise<ThreadHeap | null> {
+    return this.thread.heapStatistics();
   }
 
   close(): Promise<void> {

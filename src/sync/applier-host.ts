@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import { describePriority } from '../threads/priority';
-import { ThreadClient } from '../threads/thread-client';
+import { ThreadClient, type ThreadHeap } from '../threads/thread-client';
 import type { AppliedUpdate } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
@@ -89,6 +89,11 @@ export class ApplierHost {
   }
 
   /** Waits for the running apply (if any), closes the thread's connections and ends it. */
+  /** This thread's V8 heap (the bench's per-thread figures). */
+  heapStatistics(): Promise<ThreadHeap | null> {
+    return this.thread.heapStatistics();
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.drainRunning?.catch(() => undefined);

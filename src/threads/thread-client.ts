@@ -100,6 +100,13 @@ export class PortClient<Request> {
   }
 }
 
+/** A thread's V8 heap: committed, in use, and what its isolate counts outside it (Buffers). */
+export interface ThreadHeap {
+  readonly totalHeapBytes: number;
+  readonly usedHeapBytes: number;
+  readonly externalBytes: number;
+}
+
 export class ThreadClient<Request, Event = never> {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
@@ -124,6 +131,15 @@ export class ThreadClient<Request, Event = never> {
       readonly onUnexpectedExit?: (reason: string) => void;
     },
   ) {}
+
+  /** The thread's V8 heap (what its isolate holds), or null while it is not running. */
+  async heapStatistics(): Promise<ThreadHeap | null> {
+    const worker = this.worker;
+    if (!worker) return null;
+    // Worker#getHeapStatistics (Node 22+) is not in this @types/node.
+    const h = await (worker as Worker & { getHeapStatistics(): Promise<{ total_heap_size: number; used_heap_size: number; external_memory: number }> }).getHeapStatistics();
+    return { totalHeapBytes: h.total_heap_size, usedHeapBytes: h.used_heap_size, externalBytes: h.external_memory };
+  }
 
   start(): Promise<void> {
     if (this.ready) return this.ready;

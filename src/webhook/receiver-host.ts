@@ -3,7 +3,7 @@ import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import type { Logger } from '../log';
 import type { InboxHost } from '../store/inbox-host';
-import { ThreadClient } from '../threads/thread-client';
+import { ThreadClient, type ThreadHeap } from '../threads/thread-client';
 import type { LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
 import type { RefusalCounter } from './refusals';
 
@@ -138,6 +138,11 @@ export class ReceiverHost {
       this.restarting = false;
       this.deps.log.info(`webhook receiver listening again at ${url}`);
     });
+  }
+
+  /** This thread's V8 heap (the bench's per-thread figures). */
+  heapStatistics(): Promise<ThreadHeap | null> {
+    return this.thread.heapStatistics();
   }
 
   async close(): Promise<void> {
