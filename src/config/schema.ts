@@ -56,6 +56,12 @@ export const WebhookSchema = z.strictObject({
   maxConnections: z.number().int().min(8).max(100_000).default(1_000),
   /** Bytes of request bodies held in memory at once, over all calls; beyond it a call gets 503 and Retry-After. */
   maxBodyMemoryBytes: z.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+}).superRefine((webhook, ctx) => {
+  // A body held in memory (one sent chunked or compressed) may be up to maxBodyBytes: below that, such
+  // a body would be answered 503 every time it is sent.
+  if (webhook.maxBodyMemoryBytes < webhook.maxBodyBytes) {
+    ctx.addIssue({ code: 'custom', path: ['maxBodyMemoryBytes'], message: `must be at least webhook.maxBodyBytes (${webhook.maxBodyBytes})` });
+  }
 });
 
 export const LocationSchema = z.strictObject({

@@ -9,6 +9,7 @@ import { openDatabase, storeFilePath } from '../../src/store/database';
 import { Inbox, keepQuarantinedBody, type QuarantineLimits } from '../../src/store/inbox';
 import { storedBody } from '../../src/store/queries';
 import type { Logger } from '../../src/log';
+import { parseConfig } from '../../src/config/load';
 
 /**
  * Issue 24, item 5: bounded under floods. A refused call's slow body is not waited for beyond
@@ -158,5 +159,14 @@ describe('the quarantine budget', () => {
     assert.equal(keepQuarantinedBody(10, { bodies: 0, bytes: 0 }, limits, 14).keep, false);
     assert.equal(keepQuarantinedBody(0, { bodies: 1, bytes: 10 }, limits, null).keep, true);
     assert.equal(keepQuarantinedBody(0, { bodies: 0, bytes: 0 }, { bodiesPerDay: 0, bytesPerDay: 0, diskFloorBytes: 0 }, null).keep, false);
+  });
+});
+
+describe('the flood limits in the configuration', () => {
+  it('refuse a body-memory budget below the body limit, naming the key', () => {
+    assert.throws(() => parseConfig({ dataDir: tempDir(), webhook: { maxBodyBytes: 300 * 1024 * 1024 } }), /webhook\.maxBodyMemoryBytes: must be at least webhook\.maxBodyBytes/);
+    const defaults = parseConfig({ dataDir: tempDir() }).webhook;
+    assert.ok(defaults.maxBodyMemoryBytes >= defaults.maxBodyBytes);
+    assert.ok(defaults.refusedBodyWaitMs < defaults.requestTimeoutMs);
   });
 });
