@@ -12,7 +12,7 @@ import { syncFile, syncFolder } from '../../store/fsync';
  * complete copy where the backup folder is on the same disk; elsewhere it is copied.
  */
 
-/** The files a copy of agent.db names (none for a file older than agent.db migration 3). */
+/** The files a copy of agent.db names (none for a file older than agent.db migration 4). */
 function namedFiles(agentFile: string): string[] {
   const db = new Database(agentFile, { readonly: true, fileMustExist: true });
   try {
