@@ -29,8 +29,17 @@ export function loadOrCreateToken(file: string): string {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   if (process.platform !== 'win32') {
-    const mode = fs.statSync(file).mode & 0o777;
-    if ((mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    const stat = fs.lstatSync(file);
+    const uid = process.getuid?.();
+    // Another account's token (or one it may write) is that account's key to the window: refused, never used.
+    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
+      throw new AppError(
+        'admin_token_file_foreign',
+        500,
+        `refusing to use ${file}: it is not a file that only the agent's account could have written (owner uid ${stat.uid}, mode ${(stat.mode & 0o777).toString(8)}); delete it and restart to make a new one`,
+      );
+    }
+    if ((stat.mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
   }
   const token = fs.readFileSync(file, 'utf8').trim();
   if (!/^[A-Za-z0-9_-]{32,}$/.test(token)) {

@@ -8,6 +8,7 @@ import { maskConfig } from '../config/load';
 import { AppError, ConfigError, describeError } from '../errors';
 import { configureLogging, redactor, stderrLogger, type Logger } from '../log';
 import { restrictUmask } from '../ops/private-files';
+import { ownershipProblems } from '../ops/ownership';
 import { startAgent, type StartedAgent } from '../ops/startup';
 import { configArgument, siteForFile } from '../config/site';
 import { setInvocationConfigArgument } from '../config/invocation';
@@ -168,6 +169,9 @@ class AgentProcess {
     const { config } = loadConfigWithSecrets({ file: site.file, defaultDataDir: site.defaultDataDir, store: new HandedSecrets(message.secrets) });
     // The window's hints (force-apply, conflicts) carry the --config a command needs to reach this agent.
     setInvocationConfigArgument(configArgument(site, { exists: (file) => fs.existsSync(file) }));
+    // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
+    const foreign = ownershipProblems(config);
+    if (foreign.length > 0) throw ConfigError.of(foreign);
     // Its own file: the shell's main process writes desktop.log in the same folder.
     this.log = configureLogging({ dir: config.log.dir ?? path.join(config.dataDir, 'logs'), level: config.log.level, maxFileBytes: config.log.maxFileBytes, console: false });
     this.log.info(`[agent-process] starting (pid ${process.pid}); data in ${config.dataDir}`);

@@ -11,6 +11,7 @@ import { ConfigError, describeError, type ConfigProblem } from '../errors';
 import type { Logger } from '../log';
 import { interruptedRestore } from './backup/restore';
 import { acquireAgentLock, type InstanceLock } from './instance';
+import { ownershipProblems } from './ownership';
 import { backupDir, logDir } from './paths';
 import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';
 
@@ -105,9 +106,13 @@ function writableFolderProblem(field: string, dir: string): ConfigProblem | null
 /** The data folder (and a separate log folder) must be writable, and so must the databases in it. */
 export function dataDirProblems(config: Readonly<Config>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  // Looked at before anything is created or tightened in them: a folder another account may write is refused as found.
+  const foreign = ownershipProblems(config);
   const data = writableFolderProblem('dataDir', config.dataDir);
   if (data) problems.push(data);
-  else {
+  const notWritable = new Set(problems.map((p) => p.field));
+  problems.push(...foreign.filter((p) => !notWritable.has(p.field)));
+  if (!data) {
     for (const name of fs.readdirSync(config.dataDir).filter((f) => /\.db(-wal|-shm)?$/.test(f))) {
       try {
         fs.accessSync(path.join(config.dataDir, name), fs.constants.R_OK | fs.constants.W_OK);
@@ -123,7 +128,7 @@ export function dataDirProblems(config: Readonly<Config>): ConfigProblem[] {
       message: `a restore from ${cutShort.from} (started ${cutShort.startedAt}) was cut short, so the data files may be from two different sets: run \`${cliCommand(`restore ${cutShort.from}`)}\` again, then start the agent`,
     });
   }
-  if (config.log.dir) {
+  if (config.log.dir && !foreign.some((p) => p.field === 'log.dir')) {
     const logs = writableFolderProblem('log.dir', config.log.dir);
     if (logs) problems.push(logs);
   }

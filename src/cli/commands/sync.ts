@@ -4,7 +4,7 @@ import { operatorName, readImportFile } from '../../core';
 import { isIsoDate } from '../../domain/dates';
 import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
 import { resolveUpdateName } from '../../store/update-names';
-import { AppError } from '../../errors';
+import { AppError, ConfigError } from '../../errors';
 import type { LocationStatus } from '../../store/queries';
 import { withCore } from '../core-session';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
@@ -13,6 +13,7 @@ import { agentServices } from '../services';
 import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
+import { ownershipProblems } from '../../ops/ownership';
 import { startAgent } from '../../ops/startup';
 import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply } from '../../ops/control-protocol';
 import type { PauseState } from '../../store/operations-state';
@@ -35,6 +36,9 @@ export const serve: Command = {
   usage: '',
   async run(ctx) {
     const config = ctx.config();
+    // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
+    const foreign = ownershipProblems(config);
+    if (foreign.length > 0) throw ConfigError.of(foreign);
     const log = ctx.logger(config);
     log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
     log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
