@@ -15,7 +15,7 @@ import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from '../clock';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
-import { makePrivateFile } from './private-files';
+import { createExclusiveStream } from './exclusive-write';
 import { backupDir, logDir, secretsFile } from './paths';
 import { readTunnelState } from './tunnel';
 import { appVersion } from '../version';
@@ -241,19 +241,21 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
     }
   }
 
-  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  const partial = `${out}.partial`;
-  await new Promise<void>((resolve, reject) => {
-    const stream = fs.createWriteStream(partial, { mode: 0o600 });
-    stream.on('error', reject);
-    zip.outputStream.on('error', reject);
-    stream.on('close', () => resolve());
-    zip.outputStream.pipe(stream);
-    zip.end();
-  });
-  // The zip carries logs and sync state: owner-only like them, even over an older partial file.
-  makePrivateFile(partial);
-  fs.renameSync(partial, out);
+  // `--out` may name a folder others can write: the zip is a new file (never through a planted link), renamed into place.
+  const file = createExclusiveStream(out);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      file.stream.on('error', reject);
+      zip.outputStream.on('error', reject);
+      file.stream.on('close', () => resolve());
+      zip.outputStream.pipe(file.stream);
+      zip.end();
+    });
+    file.commit();
+  } catch (err) {
+    file.abandon();
+    throw err;
+  }
   return { file: path.resolve(out), bytes: fs.statSync(out).size, entries };
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
 import { redactor } from '../../log';
+import { writeFileExclusive } from '../../ops/exclusive-write';
 import {
   dateOf,
   dayOf,
@@ -113,7 +114,7 @@ export const devPublisher: Command = {
       fs.mkdirSync(droppedDir, { recursive: true });
       for (const u of plan.dropped) {
         const file = path.join(droppedDir, `location-${u.locationId}-change-${u.changeSequence}.json`);
-        fs.writeFileSync(file, encode(u));
+        writeFileExclusive(file, encode(u));
         droppedFiles.push(file);
       }
     }
@@ -121,7 +122,7 @@ export const devPublisher: Command = {
     if (typeof expectOut === 'string') {
       // What the POS views should hold once every update (dropped ones included) is applied.
       const state = referenceFor(chains).state();
-      fs.writeFileSync(
+      writeFileExclusive(
         expectOut,
         JSON.stringify({ seed, lastChangeSequence: Object.fromEntries(state.lastChangeSequence), priceDays: state.prices.size, availabilityDays: state.availability.size }, null, 2),
       );
