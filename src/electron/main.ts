@@ -4,10 +4,11 @@ import { app, BrowserWindow, dialog, Menu, nativeImage, safeStorage, shell, Tray
 import electronLog from 'electron-log/main';
 import type { LoadOptions } from '../config/load';
 import { resolveSiteConfig } from '../config/site';
-import { AppError, describeError } from '../errors';
+import { AppError, ConfigError, describeError } from '../errors';
 import { configureLogging, redactor, type Logger } from '../log';
 import { installCrashHandlers } from '../ops/crash';
 import { dataDirFor, rawConfigInput } from '../ops/secrets';
+import { ensureWebhookToken } from '../ops/webhook-token';
 import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
 import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, type TrayColour } from './policy';
@@ -222,6 +223,10 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
   // The CLI writes plain secrets (secrets.json); the desktop keeps them only encrypted.
   const moved = movePlainSecrets(plainSecretsFile(options), store.base as SafeStorageSecretStore);
   if (moved.length > 0) log.info(`[shell] moved ${moved.join(', ')} from ${plainSecretsFile(options)} into ${store.base.description}; the plain file is removed`);
+  // An untouched install gets its webhook token here, kept encrypted; an earlier version's folder without one must choose (ops/webhook-token.ts).
+  const token = ensureWebhookToken(options, store);
+  if (token.kind === 'choose') throw ConfigError.of([token.problem]);
+  if (token.kind === 'generated') log.info(`[shell] made this install's webhook token, kept in ${store.base.description}`);
   let shownOnce = false;
   supervisor = new Supervisor({
     spawn: spawnAgentProcess,

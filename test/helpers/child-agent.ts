@@ -68,7 +68,23 @@ export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv
   };
 }
 
+/**
+ * Writes `config` as the agent's config.json. The tests that use it play a head office that sends no
+ * token to a loopback webhook, so unless the config says anything about the token (or makes the
+ * webhook reachable from outside, where the exposure rules apply), it carries the site's explicit
+ * choice `webhook.allowUnauthenticated: true`. The default (a token made at first start, and an
+ * earlier version's folder refused) is tested in test/integration/ops/webhook-token.test.ts, whose
+ * configs say `allowUnauthenticated: false` or nothing through writeRawConfig.
+ */
 export function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const webhook = (config.webhook ?? {}) as Record<string, unknown>;
+  const host = typeof webhook.host === 'string' ? webhook.host : '127.0.0.1';
+  const decided = 'bearerToken' in webhook || 'allowUnauthenticated' in webhook || 'tls' in webhook || 'tunnel' in config || !/^(127\.|localhost$|::1$)/.test(host);
+  return writeRawConfig(dir, decided ? config : { ...config, webhook: { ...webhook, allowUnauthenticated: true } });
+}
+
+/** Writes `config` exactly as given. */
+export function writeRawConfig(dir: string, config: Record<string, unknown>): string {
   const file = path.join(dir, 'config.json');
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
   return file;

@@ -3,6 +3,7 @@ import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
 import { redactor } from '../../log';
 import { writeFileExclusive } from '../../ops/exclusive-write';
+import { headlessSecretStore, secretsFileFor } from '../../ops/secrets';
 import {
   dateOf,
   dayOf,
@@ -15,6 +16,11 @@ import {
   todayInZone,
 } from '../../dev/publisher';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
 
 function integerOption(ctx: CommandContext, name: string, fallback: number, min = 0): number {
   const raw = ctx.values[name];
@@ -33,7 +39,9 @@ function probabilityOption(ctx: CommandContext, name: string): number {
 
 /**
  * `pos-sync-agent dev publisher`: plays head office against a running agent (this one or another
- * machine's) with generated menu cycle updates. Needs no agent configuration.
+ * machine's) with generated menu cycle updates. Needs no agent configuration: to an agent on this PC it
+ * sends the webhook token that agent made (from its data folder, the default one or --config's), to
+ * another the one in --token-file.
  */
 export const devPublisher: Command = {
   name: 'dev publisher',
@@ -73,8 +81,11 @@ export const devPublisher: Command = {
     const tokenFile = ctx.values['token-file'];
     if (typeof tokenFile === 'string') {
       token = fs.readFileSync(tokenFile, 'utf8').trim();
-      redactor.add(token);
+    } else if (isLoopbackUrl(url)) {
+      // An agent on this PC: the webhook token it made at first start (the default data folder, or --config's).
+      token = headlessSecretStore(secretsFileFor({ file: typeof ctx.values.config === 'string' ? ctx.values.config : null })).get('webhook.bearerToken');
     }
+    if (token !== null) redactor.add(token);
     const ca = typeof ctx.values.ca === 'string' ? fs.readFileSync(ctx.values.ca) : null;
     const origin = typeof ctx.values.origin === 'string' ? ctx.values.origin : null;
 

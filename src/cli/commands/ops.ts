@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -123,6 +124,46 @@ export const secretsList: Command = {
       ctx.out(`Secrets file: ${file}`);
       for (const r of rows) ctx.out(`  ${r.name.padEnd(26)} ${r.source === null ? 'not set' : r.source === 'environment' ? `set (${r.environmentVariable})` : 'set (file)'}`);
     }
+    return EXIT.ok;
+  },
+};
+
+/** The secret `secrets show` and `secrets generate` take: the one this agent makes and head office must be given. */
+const SHOWABLE = 'webhook.bearerToken';
+
+function showableName(ctx: CommandContext): typeof SHOWABLE {
+  const name = assertSecretName(ctx.args[0]!);
+  if (name !== SHOWABLE) throw new UsageError(`only ${SHOWABLE} can be shown or generated here (the others come from their services: set them with secrets set)`);
+  return name;
+}
+
+export const secretsShow: Command = {
+  name: 'secrets show',
+  summary: `print ${SHOWABLE} (the webhook token head office must send, which the agent makes at first start)`,
+  usage: SHOWABLE,
+  positionals: [1, 1],
+  run(ctx) {
+    const name = showableName(ctx);
+    const file = announceSecretsFolder(ctx);
+    const value = headlessSecretStore(file).get(name);
+    if (value === null) throw new AppError('secret_not_set', 404, `${name} is not set in ${file} (or POS_SYNC_SECRET_*): start the agent once to make it, or run: pos-sync-agent secrets generate ${name}`);
+    if (ctx.json) ctx.printJson({ name, value });
+    else ctx.out(value);
+    return EXIT.ok;
+  },
+};
+
+export const secretsGenerate: Command = {
+  name: 'secrets generate',
+  summary: `make a new random ${SHOWABLE} and store it (head office must then be given it: secrets show)`,
+  usage: SHOWABLE,
+  positionals: [1, 1],
+  run(ctx) {
+    const name = showableName(ctx);
+    const file = announceSecretsFolder(ctx);
+    const store = headlessSecretStore(file);
+    store.set(name, crypto.randomBytes(32).toString('base64url'));
+    ctx.out(`Stored a new ${name} in ${file}. Give it to head office for this site's registration (pos-sync-agent secrets show ${name}); a running agent uses it from its next start.`);
     return EXIT.ok;
   },
 };
@@ -290,6 +331,8 @@ export const compactCommand: Command = {
 export const OPS_COMMANDS: readonly Command[] = [
   secretsSet,
   secretsList,
+  secretsShow,
+  secretsGenerate,
   secretsDelete,
   backupCommand,
   backupList,

@@ -14,6 +14,8 @@ import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { ownershipProblems } from '../../ops/ownership';
+import { headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
+import { ensureWebhookToken } from '../../ops/webhook-token';
 import { startAgent } from '../../ops/startup';
 import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply } from '../../ops/control-protocol';
 import type { PauseState } from '../../store/operations-state';
@@ -35,11 +37,16 @@ export const serve: Command = {
   summary: 'run the agent: webhook receiver, applier and (when configured) admin UI and staff sync',
   usage: '',
   async run(ctx) {
-    const config = ctx.config();
+    const first = ctx.config();
     // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
-    const foreign = ownershipProblems(config);
+    const foreign = ownershipProblems(first);
     if (foreign.length > 0) throw ConfigError.of(foreign);
+    const options = { file: typeof ctx.values.config === 'string' ? ctx.values.config : null };
+    const token = ensureWebhookToken(options, headlessSecretStore(secretsFileFor(options)));
+    if (token.kind === 'choose') throw ConfigError.of([token.problem]);
+    const config = token.kind === 'generated' ? loadConfigWithSecrets(options).config : first;
     const log = ctx.logger(config);
+    if (token.kind === 'generated') log.info('made this install\'s webhook token (pos-sync-agent secrets show webhook.bearerToken prints it for head office)');
     log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
     log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
     // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).

@@ -118,8 +118,8 @@ describe('start-up is all or nothing (spawned serve)', () => {
     const dataDir = path.join(dir, 'ro');
     fs.mkdirSync(dataDir);
     // A real read-only file system where mount is allowed (root in CI); else a folder the agent's
-    // account (nobody) may not write.
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', dataDir]).status === 0;
+    // account (nobody) may not write. Mode 0700: tmpfs' default 1777 is refused first, as writable by others.
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m,mode=0700', 'tmpfs', dataDir]).status === 0;
     try {
       const config = writeConfig(dir, { dataDir, webhook: { port: 0 }, admin: { port: 0 }, log: { dir: path.join(dir, 'logs') } });
       let r: { status: number | null; output: string };

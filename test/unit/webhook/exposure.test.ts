@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigSchema, type Config } from '../../../src/config/schema';
 import { silentLogger } from '../../../src/log';
-import { EXPOSURE_ALERT, ExposureService } from '../../../src/ops/exposure';
+import { EXPOSURE_ALERT, ExposureService, LOCAL_OPEN_ALERT } from '../../../src/ops/exposure';
 import { webhookExposure, webhookExposureProblems } from '../../../src/webhook/exposure';
 import { isBrowserRequest, sentByBrowserFetch } from '../../../src/webhook/auth';
 
@@ -16,9 +16,10 @@ const TLS = { certFile: 'c.pem', keyFile: 'k.pem' };
 const TUNNEL = { command: '/usr/bin/cloudflared', args: ['tunnel', 'run'], publicUrl: 'https://menus.site.example' };
 
 describe('webhook exposure decision table', () => {
-  const rows: [string, Config, { outside: boolean; refused: boolean; red: boolean }][] = [
+  const rows: [string, Config, { outside: boolean; refused: boolean; red: boolean | 'local' }][] = [
     ['untouched install (loopback, no token)', config({}), { outside: false, refused: false, red: false }],
     ['loopback with a token', config({ bearerToken: 'abcdefghijklmnop' }), { outside: false, refused: false, red: false }],
+    ['loopback, no token, explicit opt-out (issue 24: every account on the PC may post)', config({ allowUnauthenticated: true }), { outside: false, refused: false, red: 'local' }],
     ['another loopback address', config({ host: '127.0.0.2' }), { outside: false, refused: false, red: false }],
     ['all interfaces, no token', config({ host: '0.0.0.0' }), { outside: true, refused: true, red: false }],
     ['a LAN address with a token', config({ host: '192.168.1.20', bearerToken: 'abcdefghijklmnop' }), { outside: true, refused: false, red: false }],
@@ -37,7 +38,7 @@ describe('webhook exposure decision table', () => {
         assert.match(problems[0]!.message, /anyone who finds its address could change your prices/);
         assert.match(problems[0]!.message, /webhook\.allowUnauthenticated/);
       }
-      assert.deepEqual(new ExposureService(c, silentLogger).adminAlerts(), want.red ? [EXPOSURE_ALERT] : []);
+      assert.deepEqual(new ExposureService(c, silentLogger).adminAlerts(), want.red === 'local' ? [LOCAL_OPEN_ALERT] : want.red ? [EXPOSURE_ALERT] : []);
     });
   }
 

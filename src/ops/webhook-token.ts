@@ -1,0 +1,63 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ConfigProblem } from '../errors';
+import type { SecretStore } from '../config/secret-names';
+import { dataDirFor, rawConfigInput } from './secrets';
+import type { LoadOptions } from '../config/load';
+
+/**
+ * The webhook takes no update without a bearer token unless the site says so
+ * (`webhook.allowUnauthenticated`). Loopback alone is no protection: every account and program on the
+ * PC can reach 127.0.0.1, and a tunnel set up outside the agent forwards the whole internet to it. So
+ * at the first start of an untouched install (`serve`, the desktop app) the agent makes a token of its
+ * own and keeps it with the other secrets (the owner-only secrets file, or the desktop app's encrypted
+ * store); `pos-sync-agent secrets show webhook.bearerToken` prints it for head office's registration
+ * and for the dev publisher.
+ *
+ * A data folder an earlier version used without a token is not given one silently: head office is
+ * already sending to it without one, and a token it does not know would turn every delivery into a
+ * 401 that nobody at the site sees. Start-up stops instead, naming the two ways on (docs/operations.md,
+ * "Webhook token").
+ */
+
+export type WebhookTokenDecision =
+  /** A token is configured or stored, or the site allowed calls without one: nothing to do. */
+  | { readonly kind: 'present' }
+  | { readonly kind: 'allowed-without' }
+  /** An untouched install: a token was made and stored. */
+  | { readonly kind: 'generated' }
+  /** An earlier version's data folder with no token: the site must choose. */
+  | { readonly kind: 'choose'; readonly problem: ConfigProblem };
+
+/** Files that show a data folder has been used (0.2's files, or 0.1's single file). */
+const USED_FOLDER_FILES = ['agent.db', 'pos-sync.db'];
+
+function configured(raw: Record<string, unknown>): { token: boolean; allowWithout: boolean } {
+  const webhook = (raw.webhook ?? {}) as { bearerToken?: unknown; allowUnauthenticated?: unknown };
+  return { token: typeof webhook.bearerToken === 'string' && webhook.bearerToken.length > 0, allowWithout: webhook.allowUnauthenticated === true };
+}
+
+export function noTokenProblem(dataDir: string, configFile: string | null | undefined): ConfigProblem {
+  const config = configFile ? ` --config '${configFile}'` : '';
+  return {
+    field: 'webhook.bearerToken',
+    message:
+      `the webhook has no bearer token, and this data folder (${dataDir}) was used by an earlier version that took updates without one. ` +
+      'Without a token any account or program on this PC (and anyone, through a tunnel) can change your prices, so the agent no longer starts that way by default. Either ' +
+      `make a token (\`pos-sync-agent secrets generate webhook.bearerToken${config}\`), give it to head office for this site's registration (\`pos-sync-agent secrets show webhook.bearerToken${config}\`) and start again; ` +
+      'or, until head office sends one, set webhook.allowUnauthenticated to true in the configuration (the status window then shows it red)',
+  };
+}
+
+/** Makes the local token on an untouched install, or says what the site must choose (see above). */
+export function ensureWebhookToken(options: LoadOptions, store: SecretStore): WebhookTokenDecision {
+  const { raw } = rawConfigInput(options);
+  const wanted = configured(raw);
+  if (wanted.token || store.get('webhook.bearerToken') !== null) return { kind: 'present' };
+  if (wanted.allowWithout) return { kind: 'allowed-without' };
+  const dataDir = dataDirFor(options);
+  if (USED_FOLDER_FILES.some((f) => fs.existsSync(path.join(dataDir, f)))) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
+  store.set('webhook.bearerToken', crypto.randomBytes(32).toString('base64url'));
+  return { kind: 'generated' };
+}
