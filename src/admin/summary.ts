@@ -5,6 +5,7 @@
  */
 
 import type { LocationStatus } from '../store/read-models';
+import { staleAdvice } from '../sync/stale-advice';
 
 /** A location's sync state as it travels as JSON. */
 export type StatusLocation = LocationStatus;
@@ -108,6 +109,12 @@ export function summariseLocation(l: StatusLocation, options: SummaryOptions): L
         `Update ${w.changeSequence} is waiting for update ${w.waitingFor ?? w.parentChangeSequence} from head office since ${since} — if it does not arrive, contact support.`,
       );
     }
+  }
+  const stale = staleAdvice(l);
+  if (stale) {
+    // Head office's real updates are being set aside: the till no longer follows head office.
+    light = worst(light, 'red');
+    lines.push(stale.charAt(0).toUpperCase() + stale.slice(1) + '.');
   }
   if (l.conflicts > 0) {
     light = worst(light, 'red');

@@ -5,6 +5,7 @@ import type { ConfigProblem } from '../errors';
 import type { SecretStore } from '../config/secret-names';
 import { dataDirFor, rawConfigInput } from './secrets';
 import type { LoadOptions } from '../config/load';
+import { isLoopbackHost } from '../webhook/server';
 
 /**
  * The webhook takes no update without a bearer token unless the site says so
@@ -22,7 +23,7 @@ import type { LoadOptions } from '../config/load';
  */
 
 export type WebhookTokenDecision =
-  /** A token is configured or stored, or the site allowed calls without one: nothing to do. */
+  /** A token is configured or stored (or must be, for a webhook reachable from outside): nothing to do here. */
   | { readonly kind: 'present' }
   | { readonly kind: 'allowed-without' }
   /** An untouched install: a token was made and stored. */
@@ -32,6 +33,12 @@ export type WebhookTokenDecision =
 
 /** Files that show a data folder has been used (0.2's files, or 0.1's single file). */
 const USED_FOLDER_FILES = ['agent.db', 'pos-sync.db'];
+
+function reachableFromOutside(raw: Record<string, unknown>): boolean {
+  const webhook = (raw.webhook ?? {}) as { host?: unknown; tls?: unknown };
+  const host = typeof webhook.host === 'string' ? webhook.host : '127.0.0.1';
+  return (raw.tunnel !== undefined && raw.tunnel !== null) || (webhook.tls !== undefined && webhook.tls !== null) || !isLoopbackHost(host);
+}
 
 function configured(raw: Record<string, unknown>): { token: boolean; allowWithout: boolean } {
   const webhook = (raw.webhook ?? {}) as { bearerToken?: unknown; allowUnauthenticated?: unknown };
@@ -56,6 +63,9 @@ export function ensureWebhookToken(options: LoadOptions, store: SecretStore): We
   const wanted = configured(raw);
   if (wanted.token || store.get('webhook.bearerToken') !== null) return { kind: 'present' };
   if (wanted.allowWithout) return { kind: 'allowed-without' };
+  // Reachable from outside (tunnel, TLS, another address): the token must be the one registered with
+  // head office, set by the site; start-up says so (webhook/exposure.ts).
+  if (reachableFromOutside(raw)) return { kind: 'present' };
   const dataDir = dataDirFor(options);
   if (USED_FOLDER_FILES.some((f) => fs.existsSync(path.join(dataDir, f)))) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
   store.set('webhook.bearerToken', crypto.randomBytes(32).toString('base64url'));

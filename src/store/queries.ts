@@ -46,8 +46,13 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
     `SELECT w.id, w.inbox_id, i.change_sequence, w.path, w.message, w.created_at FROM update_warnings w JOIN inbox i ON i.id = w.inbox_id
      WHERE w.location_id = ? AND w.acknowledged_at IS NULL ORDER BY w.id DESC LIMIT 20`,
   );
+  // inbox_chain's (location_id, state) prefix: the few stale rows of a location, newest first.
+  const staleStmt = db.prepare<[number, string], { change_sequence: number }>(
+    "SELECT change_sequence FROM inbox WHERE location_id = ? AND state = 'stale' AND received_at > ? ORDER BY id DESC",
+  );
   return locations.map((l) => {
     const pending = pendingStmt.all(l.location_id);
+    const stale = l.last_applied_at === null ? [] : staleStmt.all(l.location_id, l.last_applied_at).map((r) => r.change_sequence);
     const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
     const settling =
       l.last_change_sequence === null && policy === 'auto' && webhookDeliveries.length > 0 &&
@@ -89,6 +94,7 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
       message: w.message,
       createdAt: w.created_at,
     })),
+    staleSinceApplied: { count: stale.length, latest: stale.slice(0, 5) },
     };
   });
 }

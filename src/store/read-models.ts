@@ -39,6 +39,12 @@ export interface LocationStatus {
   readonly conflicts: number;
   readonly warnings: number;
   readonly recentWarnings: readonly WarningRow[];
+  /**
+   * Updates received after the last applied one whose ChangeSequence is not newer than it, so they
+   * were set aside as stale: head office still sending below an update far ahead of its chain (one it
+   * may never have sent). Empty when none.
+   */
+  readonly staleSinceApplied?: { readonly count: number; readonly latest: readonly number[] };
 }
 
 export interface PriceAnswer {

@@ -24,6 +24,7 @@ import type { AppliedUpdate } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
 import { plural } from '../../domain/wording';
+import { staleAdvice } from '../../sync/stale-advice';
 
 function optionalInteger(ctx: CommandContext, name: string): number | null {
   const raw = ctx.values[name];
@@ -170,6 +171,8 @@ export function describeLocation(s: LocationStatus, settleSeconds = 60): string[
     else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
+  const stale = staleAdvice(s);
+  if (stale) lines.push(`  STALE: ${stale}`);
   if (s.conflicts > 0) {
     lines.push(`  ${plural(s.conflicts, 'update was', 'updates were')} received again with different content (not applied): compare with \`${cliCommand('conflicts')}\`, keep one with \`resolve-conflict\``);
   }

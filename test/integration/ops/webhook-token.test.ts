@@ -3,7 +3,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT, startChildAgent, writeRawConfig, type ChildAgent } from '../../helpers/child-agent';
+import { REPO_ROOT, startChildAgent, writeConfig, writeRawConfig, type ChildAgent } from '../../helpers/child-agent';
+import { summariseLocation } from '../../../src/admin/summary';
+import type { LocationStatus } from '../../../src/store/read-models';
 import { item, price, tempDir, update } from '../../helpers/fixtures';
 import { assertNobodyCanReach } from '../../helpers/second-user';
 
@@ -115,6 +117,31 @@ describe('the webhook token an untouched install makes (a second OS account)', (
     await withAgent(untouched, async (agent) => {
       assert.equal((await post(agent.url, update(7, 11, 10, MENU))).status, 401);
       assert.equal((await post(agent.url, update(7, 11, 10, MENU), token)).status, 200);
+    });
+  });
+
+  it('updates a far-ahead ChangeSequence made stale are shown in status and the window, with what to do', async () => {
+    const dir = tempDir();
+    // A site that allows calls without a token (its explicit choice): the far-ahead update gets in.
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
+    await withAgent(config, async (agent) => {
+      assert.equal((await post(agent.url, update(7, 10, 0, MENU))).status, 200);
+      assert.equal(postAsNobody(agent.url, update(7, 900000000000, 10, MENU)), 200);
+      const locationOf = (): LocationStatus | undefined => (JSON.parse(cli(config, ['status', '--json']).stdout) as { locations: LocationStatus[] }).locations.find((l) => l.locationId === 7);
+      for (let i = 0; i < 100 && locationOf()?.lastChangeSequence !== 900000000000; i++) await new Promise((r) => setTimeout(r, 100));
+      // Head office's next real updates: answered 200 stored, then set aside.
+      assert.equal((await post(agent.url, update(7, 11, 10, MENU))).status, 200);
+      assert.equal((await post(agent.url, update(7, 12, 11, MENU))).status, 200);
+      for (let i = 0; i < 100 && (locationOf()?.staleSinceApplied?.count ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      const location = locationOf()!;
+      assert.deepEqual(location.staleSinceApplied, { count: 2, latest: [12, 11] });
+      const text = cli(config, ['status']).out;
+      assert.match(text, /STALE: 2 updates received after ChangeSequence 900000000000 was applied were set aside as stale \(ChangeSequence 12, 11\)/);
+      assert.match(text, /restore the backup taken before .*pos-sync-agent backup list, then pos-sync-agent restore FILE/);
+      // The window's summary of that location (the same function the renderer bundles): red, with the same advice.
+      const summary = summariseLocation(location, { now: new Date(), paused: false, gapAlertMinutes: 30, formatTime: (iso) => iso });
+      assert.equal(summary.light, 'red');
+      assert.ok(summary.lines.some((l) => l.startsWith('2 updates received after ChangeSequence 900000000000 was applied')), summary.lines.join('\n'));
     });
   });
 });
