@@ -1,4 +1,9 @@
-/** Talks to the admin API: same origin, the token cookie, and the CSRF header on every change. */
+/**
+ * Talks to the admin API: same origin, the session in `Authorization: Session <value>` on every call,
+ * and the CSRF header on every change. The session comes from the login link's one-time code, traded
+ * once (POST /api/login), and lives in this tab's sessionStorage: it belongs to this origin alone
+ * (scheme, host and port), where a cookie would go to every port of 127.0.0.1 (src/admin/security.ts).
+ */
 
 export class ApiError extends Error {
   constructor(
@@ -23,13 +28,55 @@ export interface Session {
   readonly shell: 'browser' | 'electron';
 }
 
+const SESSION_KEY = 'pos-sync-agent.session';
+const SESSION_SCHEME = 'Session';
+const SESSION_RENEWED_HEADER = 'x-pos-session';
+const LOGIN_PARAM = 'login';
+
+function authHeaders(): Record<string, string> {
+  const value = sessionStorage.getItem(SESSION_KEY);
+  return value ? { authorization: `${SESSION_SCHEME} ${value}` } : {};
+}
+
+function keepRenewed(res: Response): void {
+  const renewed = res.headers.get(SESSION_RENEWED_HEADER);
+  if (renewed) sessionStorage.setItem(SESSION_KEY, renewed);
+}
+
+/**
+ * Where the page goes after the code is taken out of the address: the same path on this origin, and
+ * nothing else (a path starting `//` would name another host). The query and hash are dropped.
+ */
+export function ownPath(pathname: string): string {
+  return /^\/(?![/\\])/.test(pathname) ? pathname : '/';
+}
+
+/** A login link's code, if this page was opened through one: traded for a session, then removed from the address. */
+async function takeLoginCode(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const code = params.get(LOGIN_PARAM);
+  if (code === null) return;
+  // Out of the address (and the session history) first, whatever the agent answers.
+  history.replaceState(null, '', ownPath(location.pathname));
+  const res = await fetch('/api/login', {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const reply = await handle<{ session: string }>(res);
+  sessionStorage.setItem(SESSION_KEY, reply.session);
+}
+
 export async function startSession(): Promise<Session> {
+  await takeLoginCode();
   const session = await get<Session>('/api/session');
   csrf = { header: session.csrfHeader, token: session.csrfToken };
   return session;
 }
 
 async function handle<T>(res: Response): Promise<T> {
+  keepRenewed(res);
   if (res.status === 401) onUnauthorised?.();
   const text = await res.text();
   let body: unknown = null;
@@ -49,11 +96,12 @@ export async function get<T>(path: string, params: Record<string, string | numbe
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') query.set(k, String(v));
   const qs = query.toString();
-  return handle<T>(await fetch(qs ? `${path}?${qs}` : path, { credentials: 'same-origin', headers: { accept: 'application/json' } }));
+  return handle<T>(await fetch(qs ? `${path}?${qs}` : path, { credentials: 'omit', headers: { accept: 'application/json', ...authHeaders() } }));
 }
 
 export async function getText(path: string): Promise<string> {
-  const res = await fetch(path, { credentials: 'same-origin' });
+  const res = await fetch(path, { credentials: 'omit', headers: authHeaders() });
+  keepRenewed(res);
   if (!res.ok) return handle<string>(res);
   return res.text();
 }
@@ -62,8 +110,8 @@ export async function send<T>(method: 'POST' | 'PUT', path: string, body: unknow
   if (!csrf) throw new Error('no session yet');
   const res = await fetch(path, {
     method,
-    credentials: 'same-origin',
-    headers: { 'content-type': contentType, accept: 'application/json', [csrf.header]: csrf.token },
+    credentials: 'omit',
+    headers: { 'content-type': contentType, accept: 'application/json', [csrf.header]: csrf.token, ...authHeaders() },
     body: contentType === 'application/json' ? JSON.stringify(body) : (body as BodyInit),
   });
   return handle<T>(res);
@@ -73,4 +121,49 @@ export function errorText(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError) return 'The agent cannot be reached. Is it running?';
   return err instanceof Error ? err.message : String(err);
+}
+
+export interface EventHandlers {
+  /** Something changed on the agent: refresh. */
+  change(): void;
+  /** The stream is up (true) or being reconnected (false). */
+  live(up: boolean): void;
+}
+
+/**
+ * The live stream (text/event-stream from /api/events) read through fetch, which can carry the
+ * session header (EventSource cannot). Reconnects after a pause when it ends or fails; stops on 401.
+ */
+export function openEvents(handlers: EventHandlers, retryMs = 3_000): void {
+  const connect = async (): Promise<void> => {
+    try {
+      const res = await fetch('/api/events', { credentials: 'omit', headers: { accept: 'text/event-stream', ...authHeaders() } });
+      keepRenewed(res);
+      if (res.status === 401) {
+        handlers.live(false);
+        onUnauthorised?.();
+        return;
+      }
+      if (!res.ok || !res.body) throw new Error(`events: ${res.status}`);
+      handlers.live(true);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (/^event: change$/m.test(block)) handlers.change();
+        }
+      }
+    } catch {
+      // Network error or a stream cut short: reconnect below.
+    }
+    handlers.live(false);
+    window.setTimeout(() => void connect(), retryMs);
+  };
+  void connect();
 }

@@ -1,5 +1,5 @@
 import '../styles.css';
-import { errorText, get, send, startSession, whenUnauthorised, type Session } from './api';
+import { ApiError, errorText, get, openEvents, send, startSession, whenUnauthorised, type Session } from './api';
 import { DeliveriesChart } from './chart';
 import { ComingUpView } from './coming-up';
 import { DeliveriesView } from './deliveries';
@@ -131,15 +131,12 @@ class App {
       window.clearTimeout(timer);
       timer = window.setTimeout(() => void this.refresh(), 150);
     };
-    const events = new EventSource('/api/events');
-    events.addEventListener('open', () => {
-      live.textContent = 'Live';
-      live.className = 'live live-on';
-    });
-    events.addEventListener('change', soon);
-    events.addEventListener('error', () => {
-      live.textContent = 'Reconnecting…';
-      live.className = 'live live-off';
+    openEvents({
+      change: soon,
+      live: (up) => {
+        live.textContent = up ? 'Live' : 'Reconnecting…';
+        live.className = up ? 'live live-on' : 'live live-off';
+      },
     });
     window.setInterval(() => void this.refresh(), 30_000);
   }
@@ -165,7 +162,8 @@ async function boot(): Promise<void> {
     app.listen();
     document.documentElement.dataset.ready = 'true';
   } catch (err) {
-    byId('summary-text').textContent = `Cannot reach the agent: ${errorText(err)}`;
+    // A refused login link says why (used, expired); anything else is the agent not answering.
+    byId('summary-text').textContent = err instanceof ApiError && err.status === 401 ? err.message : `Cannot reach the agent: ${errorText(err)}`;
   }
 }
 

@@ -36,31 +36,7 @@ export function newToken(): string {
 
 export { sameSecret };
 
-export function cookieName(port: number): string {
-  // Cookies are not separated by port; naming it by port keeps two agents on one PC from clashing.
-  return `pos_admin_${port}`;
-}
-
-/** The cookie header's value for `name`, or null. */
-export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      try {
-        return decodeURIComponent(value);
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
-}
-
 export interface Credentials {
-  readonly cookie: string | undefined;
   readonly authorization: string | undefined;
 }
 
@@ -68,10 +44,21 @@ export interface Credentials {
 //
 // The long-lived token (the admin-token file) never travels in a URL, so it cannot end up in the
 // browser's history, its address-bar suggestions or a Referer. A login link carries a one-time code
-// instead: signed with the token, valid `admin.loginLinkMinutes`, accepted once. The server trades it
-// for a session cookie (its own signed value, lasting `admin.sessionHours` after the last request)
-// and redirects to the same page without the code. Both are signed with keys derived from the token,
-// so rotating the token (`admin-url --rotate`) ends every session and every unused link at once.
+// instead: signed with the token, valid `admin.loginLinkMinutes`, accepted once (used codes are kept
+// in the data folder until they expire, so a restart does not make a used link work again). The
+// window's script trades it (POST /api/login) for a session value, keeps that in the page's
+// sessionStorage and sends it as `Authorization: Session <value>` on every API call.
+//
+// Not a cookie: a browser sends a host's cookies to every port of that host, so another account's
+// server on 127.0.0.1 or localhost (another port, the same site) received the window's session with
+// any request the tab made to it. sessionStorage belongs to one origin (scheme, host and port), and a
+// header is sent only where the window's own script sends it. Both values are signed with keys derived
+// from the token, so rotating the token (`admin-url --rotate`) ends every session and unused link.
+
+/** The Authorization scheme of the window's session. */
+export const SESSION_SCHEME = 'Session';
+/** Response header carrying the renewed session value (the session slides as the window is used). */
+export const SESSION_RENEWED_HEADER = 'x-pos-session';
 
 /** The query parameter of a login link. */
 export const LOGIN_PARAM = 'login';
@@ -98,7 +85,7 @@ export function verifyLoginCode(code: string, token: string, now: Date): CodeChe
   return { ok: true, nonce, expiresAt: Number(expires) * 1000 };
 }
 
-/** A session cookie's value: `<expires (unix s)>.<mac>`; renewed (sliding) as the window is used. */
+/** A session value: `<expires (unix s)>.<mac>`; renewed (sliding) as the window is used. */
 export function mintSession(token: string, now: Date, hours: number): { value: string; maxAgeMs: number } {
   const expires = Math.floor(now.getTime() / 1000 + hours * 3600);
   return { value: `${expires}.${mac(token, 'session', String(expires))}`, maxAgeMs: Math.round(hours * 3_600_000) };
@@ -115,21 +102,22 @@ export function sessionSecondsLeft(value: string, token: string, now: Date): num
 }
 
 /**
- * The window's session cookie, or `Authorization: Bearer <token>` (scripts). `renew`: the cookie is
- * valid and more than a minute old, so the server sends a fresh one (the session slides).
+ * The window's `Authorization: Session <value>`, or `Authorization: Bearer <token>` (scripts). No
+ * cookie counts (see above). `renew`: the session is valid and more than a minute old, so the server
+ * sends a fresh value (the session slides).
  */
-export function checkCredentials(credentials: Credentials, port: number, token: string, now: Date, sessionHours: number): Decision & { renew?: boolean } {
-  const session = readCookie(credentials.cookie, cookieName(port));
-  const bearer = /^Bearer\s+(\S+)$/i.exec(credentials.authorization ?? '')?.[1] ?? null;
-  if (session === null && bearer === null) {
-    return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through the login link the agent printed (or run pos-sync-agent admin-url)' };
+export function checkCredentials(credentials: Credentials, token: string, now: Date, sessionHours: number): Decision & { renew?: boolean } {
+  const m = /^(Session|Bearer)\s+(\S+)\s*$/i.exec(credentials.authorization ?? '');
+  if (!m) {
+    return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through a login link (pos-sync-agent admin-url, or the tray in the desktop app)' };
   }
-  if (session !== null) {
-    const left = sessionSecondsLeft(session, token, now);
+  const [, scheme, value] = m as unknown as [string, string, string];
+  if (scheme.toLowerCase() === SESSION_SCHEME.toLowerCase()) {
+    const left = sessionSecondsLeft(value, token, now);
     if (left !== null) return { ok: true, renew: left < sessionHours * 3600 - 60 };
-    if (bearer === null) return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
+    return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
   }
-  if (bearer !== null && sameSecret(bearer, token)) return OK;
+  if (sameSecret(value, token)) return OK;
   return { ok: false, status: 401, id: 'admin_token_invalid', message: 'the access token is not valid for this agent' };
 }
 

@@ -19,6 +19,7 @@ import { statusRoutes } from './routes/status';
 import { tillRoutes } from './routes/till';
 import { updatesRoutes } from './routes/updates';
 import { isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode } from './security';
+import { UsedLoginCodes } from './used-codes';
 
 /** The renderer's build output; from src/admin (tsx) or dist/src/admin (compiled, also inside app.asar). */
 export function defaultRendererDir(): string {
@@ -43,7 +44,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
 
   // The scraper's own credential, checked before (and instead of) the window's session.
   if (deps.metrics) app.use(metricsRoutes(deps.metrics, port));
-  app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours }));
+  app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours, usedCodesFile: UsedLoginCodes.fileIn(agent.config.dataDir) }));
   app.use(statusRoutes(deps, currentToken));
   app.use(tillRoutes(agent));
   app.use(updatesRoutes(deps));

@@ -1,25 +1,28 @@
-import { Router, type Response } from 'express';
+import express, { Router } from 'express';
 import { cliCommand } from '../../config/invocation';
 import { AppError } from '../../errors';
 import {
   CSRF_HEADER,
   SECURITY_HEADERS,
-  LOGIN_PARAM,
+  SESSION_RENEWED_HEADER,
   checkChange,
   checkCredentials,
   checkHostHeader,
-  cookieName,
   csrfTokenFor,
   mintSession,
   ownOrigins,
   verifyLoginCode,
   type Decision,
 } from '../security';
+import { UsedLoginCodes } from '../used-codes';
 
 /**
- * What every request passes before any area's routes: the security headers and the Host check, a
- * login link's one-time code traded for a session cookie, the token or session, and (for changes)
- * the CSRF check. The decisions themselves are in security.ts.
+ * What every request passes before any area's routes: the security headers and the Host check; a
+ * login link's one-time code traded for a session (POST /api/login); the session or token on every
+ * other API call; and (for changes) the CSRF check. The decisions themselves are in security.ts.
+ *
+ * The window's files (index.html, app.js, app.css) hold no data and are served without a session: a
+ * browser's navigation cannot carry the Authorization header the session travels in.
  */
 
 function refuse(decision: Decision): never {
@@ -27,11 +30,10 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
-export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number }): Router {
+export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string }): Router {
   const { port, sessionHours } = options;
   const currentToken = options.token;
-  /** Login codes already traded for a session (each works once), until they expire anyway. */
-  const usedCodes = new Map<string, number>();
+  const usedCodes = new UsedLoginCodes(options.usedCodesFile);
   const router = Router();
 
   router.use((req, res, next) => {
@@ -46,48 +48,33 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     next();
   });
 
-  // Trade a login link's one-time code for a session cookie, then load the same page without it:
-  // the address bar, the back button and a bookmark never hold a usable credential.
-  const setSession = (res: Response): void => {
-    const session = mintSession(currentToken(), new Date(), sessionHours);
-    res.cookie(cookieName(port()), session.value, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: session.maxAgeMs });
-  };
-  router.use((req, res, next) => {
-    const offered = req.query[LOGIN_PARAM];
-    if (req.method !== 'GET' || typeof offered !== 'string') {
-      next();
-      return;
-    }
+  // The window's script trades the login link's one-time code for a session value it keeps in the
+  // page's sessionStorage (security.ts). Only from the window's own origin, like every change.
+  router.post('/api/login', express.json({ limit: '1kb', strict: true }), (req, res) => {
+    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: req.get('origin'), secFetchSite: req.get('sec-fetch-site') }, ownOrigins(port()), 'login');
+    if (!origin.ok) refuse(origin);
+    const code = (req.body as { code?: unknown } | undefined)?.code;
+    if (typeof code !== 'string') throw new AppError('login_code_required', 400, 'send {"code": "<the login link\'s code>"}');
     const now = new Date();
-    for (const [nonce, expires] of usedCodes) if (expires <= now.getTime()) usedCodes.delete(nonce);
-    const check = verifyLoginCode(offered, currentToken(), now);
-    const used = check.ok && usedCodes.has(check.nonce);
-    if (!check.ok || used) {
-      const why = used ? 'This login link has already been used.' : check.ok ? '' : check.reason === 'expired' ? 'This login link has expired.' : 'This link is not valid for this agent.';
-      res.status(401).type('text/plain').send(`${why} Run: ${cliCommand('admin-url')} (or open the window from the tray) for a new one.\n`);
-      return;
+    const check = verifyLoginCode(code, currentToken(), now);
+    const fresh = check.ok && usedCodes.use(check.nonce, check.expiresAt, now.getTime());
+    if (!check.ok || !fresh) {
+      const why = check.ok ? 'This login link has already been used.' : check.reason === 'expired' ? 'This login link has expired.' : 'This link is not valid for this agent.';
+      throw new AppError(check.ok ? 'login_code_used' : `login_code_${check.reason}`, 401, `${why} Run: ${cliCommand('admin-url')} (or open the window from the tray) for a new one.`);
     }
-    usedCodes.set(check.nonce, check.expiresAt);
-    setSession(res);
-    res.redirect(303, req.path);
+    const session = mintSession(currentToken(), now, sessionHours);
+    res.json({ session: session.value, expiresInMs: session.maxAgeMs });
   });
 
-  router.use((req, res, next) => {
-    const decision = checkCredentials({ cookie: req.headers.cookie, authorization: req.headers.authorization }, port(), currentToken(), new Date(), sessionHours);
+  router.use('/api', (req, res, next) => {
+    const decision = checkCredentials({ authorization: req.headers.authorization }, currentToken(), new Date(), sessionHours);
     if (decision.ok) {
       // Sliding session: each use of the window extends it to admin.sessionHours from now.
-      if (decision.renew) setSession(res);
+      if (decision.renew) res.setHeader(SESSION_RENEWED_HEADER, mintSession(currentToken(), new Date(), sessionHours).value);
       next();
       return;
     }
-    if (req.path.startsWith('/api/')) {
-      res.status(decision.status).json({ error: { id: decision.id, message: decision.message } });
-      return;
-    }
-    res
-      .status(decision.status)
-      .type('text/plain')
-      .send(`The status window needs its access link. Open the login link the agent printed when it started (${cliCommand('serve')}), or run: ${cliCommand('admin-url')}\n`);
+    res.status(decision.status).json({ error: { id: decision.id, message: decision.message } });
   });
 
   router.use((req, _res, next) => {

@@ -9,7 +9,7 @@ import type { LocationStatus } from '../../store/queries';
 import { withCore } from '../core-session';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
-import { agentServices } from '../services';
+import { agentServices, mayPrintLoginLink } from '../services';
 import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
@@ -36,7 +36,8 @@ function optionalInteger(ctx: CommandContext, name: string): number | null {
 export const serve: Command = {
   name: 'serve',
   summary: 'run the agent: webhook receiver, applier and (when configured) admin UI and staff sync',
-  usage: '',
+  usage: '[--no-login-link]',
+  options: { 'no-login-link': { type: 'boolean' } },
   async run(ctx) {
     const first = ctx.config();
     // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
@@ -53,7 +54,8 @@ export const serve: Command = {
     // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).
     installCrashHandlers({ log, exit: (code) => process.exit(code), beforeExit: () => removeOwnPidFile(config.dataDir) });
     // All or nothing, one agent per data folder (ops/startup.ts).
-    const started = await startAgent(config, log, agentServices(config, log));
+    const output = { liveLoginLink: mayPrintLoginLink(process.env, process.stdout.isTTY === true, ctx.values['no-login-link'] === true), configFile: options.file };
+    const started = await startAgent(config, log, agentServices(config, log, output));
     const agent = started.agent;
     armTestFault();
     ctx.out(`Receiving menu cycle updates at ${agent.webhook?.url}`);

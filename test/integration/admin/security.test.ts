@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { startAdminServer } from '../../../src/admin/server';
 import { UiSettingsStore } from '../../../src/admin/settings';
-import { csrfTokenFor } from '../../../src/admin/security';
+import { csrfTokenFor, mintSession } from '../../../src/admin/security';
 import { parseConfig } from '../../../src/config/load';
 import { ConfigError } from '../../../src/errors';
 import { silentLogger, type Logger } from '../../../src/log';
@@ -32,24 +32,43 @@ describe('admin server security over real HTTP', async () => {
     assert.notEqual(t.adminPort, Number(new URL(t.webhookUrl).port));
   });
 
-  it('exchanges the token in the login URL for an HttpOnly, SameSite=Strict cookie and drops it from the address', async () => {
-    const res = await rawRequest(t.loginUrl);
-    assert.equal(res.status, 303);
-    assert.equal(res.headers.location, '/');
-    const cookie = res.headers['set-cookie']?.[0] ?? '';
-    assert.match(cookie, new RegExp(`^pos_admin_${t.adminPort}=`));
-    assert.match(cookie, /HttpOnly/);
-    assert.match(cookie, /SameSite=Strict/);
-    const page = await rawRequest(t.adminUrl, { headers: { cookie: cookie.split(';')[0]! } });
+  it('serves the window for a login link without trading the code or setting a cookie; the page\'s script trades it (POST /api/login)', async () => {
+    const link = new URL(t.loginUrl);
+    const page = await rawRequest(link.href);
     assert.equal(page.status, 200);
     assert.match(page.body, /<title>POS Sync Agent/);
     assert.match(String(page.headers['content-type']), /text\/html/);
+    assert.equal(page.headers['set-cookie'], undefined, 'no cookie: another port of this host would receive it');
+    assert.equal(page.headers.location, undefined);
+    const code = link.searchParams.get('login')!;
+    const origin = `http://${host}`;
+    const traded = await rawRequest(`${t.adminUrl}api/login`, { method: 'POST', headers: { host, origin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    assert.equal(traded.status, 200, traded.body);
+    assert.equal(traded.headers['set-cookie'], undefined);
+    const session = (JSON.parse(traded.body) as { session: string }).session;
+    assert.equal((await rawRequest(`${t.adminUrl}api/status`, { headers: { host, authorization: `Session ${session}` } })).status, 200);
+    const again = await rawRequest(`${t.adminUrl}api/login`, { method: 'POST', headers: { host, origin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    assert.equal(again.status, 401);
+    assert.equal(JSON.parse(again.body).error.id, 'login_code_used');
+    // From another origin (another port of this host), even with a fresh code: refused.
+    const code2 = new URL(t.loginUrl).searchParams.get('login')!;
+    const crossPort = await rawRequest(`${t.adminUrl}api/login`, { method: 'POST', headers: { host, origin: 'http://127.0.0.1:1', 'content-type': 'application/json' }, body: JSON.stringify({ code: code2 }) });
+    assert.equal(crossPort.status, 403);
   });
 
-  it('refuses a wrong token in the login URL', async () => {
+  it('a login link with a path naming another host (//evil.example/) never redirects off the window (issue 24)', async () => {
+    const code = new URL(t.loginUrl).searchParams.get('login')!;
+    const res = await rawRequest(`${t.adminUrl}/evil.example/?login=${code}`, { headers: { host } });
+    assert.ok(res.status < 300 || res.status >= 400, `status ${res.status}`);
+    assert.equal(res.headers.location, undefined);
+  });
+
+  it('a wrong token or code in a login URL gets no session', async () => {
     const res = await rawRequest(`${t.adminUrl}?token=${'x'.repeat(43)}`);
-    assert.equal(res.status, 401);
     assert.equal(res.headers['set-cookie'], undefined);
+    const traded = await rawRequest(`${t.adminUrl}api/login`, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(43) }) });
+    assert.equal(traded.status, 401);
+    assert.doesNotMatch(traded.body, /session"/);
   });
 
   for (const badHost of ['evil.example:PORT', 'evil.example', '127.0.0.1.nip.io:PORT', 'localhost:1', '127.0.0.1', '[::2]:PORT', '']) {
@@ -71,18 +90,26 @@ describe('admin server security over real HTTP', async () => {
     });
   }
 
-  for (const p of ['/', '/index.html', '/app.js', '/api/status', '/api/session', '/api/deliveries', '/api/payloads/inbox/1', '/api/events']) {
-    it(`requires the token for ${p}`, async () => {
+  for (const p of ['/api/status', '/api/session', '/api/deliveries', '/api/payloads/inbox/1', '/api/events']) {
+    it(`requires the session or token for ${p}; a cookie never counts (issue 24)`, async () => {
       const none = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host } });
       assert.equal(none.status, 401, `no token: ${none.status}`);
       assert.doesNotMatch(none.body, /<script|csrfToken/);
-      const wrongCookie = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, cookie: `pos_admin_${t.adminPort}=${'A'.repeat(43)}` } });
-      assert.equal(wrongCookie.status, 401);
+      // A valid session value as the cookie 0.2 set: not accepted (any port of this host received that cookie).
+      const oldCookie = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, cookie: `pos_admin_${t.adminPort}=${mintSession(t.token, new Date(), 12).value}` } });
+      assert.equal(oldCookie.status, 401);
+      const wrongSession = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, authorization: `Session ${'A'.repeat(43)}` } });
+      assert.equal(wrongSession.status, 401);
       const wrongBearer = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, authorization: `Bearer ${t.token}x` } });
       assert.equal(wrongBearer.status, 401);
-      // Another agent's cookie name (another port) does not count.
-      const otherPort = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host, cookie: `pos_admin_1=${t.token}` } });
-      assert.equal(otherPort.status, 401);
+    });
+  }
+
+  for (const p of ['/', '/index.html', '/app.js']) {
+    it(`serves ${p} (no data in it) without a session, to a loopback Host only`, async () => {
+      const res = await rawRequest(`${t.adminUrl.slice(0, -1)}${p}`, { headers: { host } });
+      assert.equal(res.status, 200);
+      assert.doesNotMatch(res.body, /csrfToken"|"locations"/);
     });
   }
 

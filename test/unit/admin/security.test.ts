@@ -7,13 +7,11 @@ import {
   mintLoginCode,
   mintSession,
   verifyLoginCode,
-  cookieName,
   csrfTokenFor,
   isChange,
   isLoopbackBindAddress,
   newToken,
   ownOrigins,
-  readCookie,
   sameSecret,
 } from '../../../src/admin/security';
 
@@ -43,31 +41,25 @@ describe('tokens', () => {
     assert.equal(sameSecret('abc', 'abcd'), false);
     assert.equal(sameSecret('', 'a'), false);
   });
-  it('reads our cookie among others', () => {
-    assert.equal(readCookie('a=1; pos_admin_8780=tok%3D; b=2', 'pos_admin_8780'), 'tok=');
-    assert.equal(readCookie('pos_admin_87800=x', 'pos_admin_8780'), null);
-    assert.equal(readCookie(undefined, 'x'), null);
-    assert.equal(readCookie('x=%E0%A4%A', 'x'), null);
-  });
-  it('checkCredentials accepts a signed session cookie or the bearer token, never the token as a cookie', () => {
+  it('checkCredentials accepts the window\'s Session header or the bearer token, and no cookie at all (issue 24)', () => {
     const token = newToken();
     const now = new Date('2026-11-22T12:00:00Z');
     const session = mintSession(token, now, 12).value;
-    assert.equal(checkCredentials({ cookie: `${cookieName(1234)}=${session}`, authorization: undefined }, 1234, token, now, 12).ok, true);
-    assert.equal(checkCredentials({ cookie: undefined, authorization: `Bearer ${token}` }, 1234, token, now, 12).ok, true);
+    assert.equal(checkCredentials({ authorization: `Session ${session}` }, token, now, 12).ok, true);
+    assert.equal(checkCredentials({ authorization: `Bearer ${token}` }, token, now, 12).ok, true);
     const cases = [
-      { cookie: undefined, authorization: undefined },
-      // The old 400-day cookie held the token itself: no longer a credential.
-      { cookie: `${cookieName(1234)}=${token}`, authorization: undefined },
-      { cookie: `${cookieName(1235)}=${session}`, authorization: undefined },
-      { cookie: `${cookieName(1234)}=${session}x`, authorization: undefined },
-      { cookie: `${cookieName(1234)}=${mintSession(newToken(), now, 12).value}`, authorization: undefined },
-      { cookie: undefined, authorization: `Basic ${token}` },
-      { cookie: undefined, authorization: `Bearer ${token.slice(1)}` },
-      { cookie: undefined, authorization: `Bearer` },
+      { authorization: undefined },
+      { authorization: `Session ${session}x` },
+      { authorization: `Session ${mintSession(newToken(), now, 12).value}` },
+      // The admin token is for scripts as a bearer token, not a session value.
+      { authorization: `Session ${token}` },
+      { authorization: `Bearer ${session}` },
+      { authorization: `Basic ${token}` },
+      { authorization: `Bearer ${token.slice(1)}` },
+      { authorization: `Bearer` },
     ];
     for (const c of cases) {
-      const d = checkCredentials(c, 1234, token, now, 12);
+      const d = checkCredentials(c, token, now, 12);
       assert.equal(d.ok, false, JSON.stringify(c));
       if (!d.ok) assert.equal(d.status, 401);
     }
@@ -76,17 +68,17 @@ describe('tokens', () => {
   it('a session lasts sessionHours after its last renewal, and is renewed once it is a minute old', () => {
     const token = newToken();
     const t0 = new Date('2026-11-22T12:00:00Z');
-    const cookie = `${cookieName(1)}=${mintSession(token, t0, 12).value}`;
+    const authorization = `Session ${mintSession(token, t0, 12).value}`;
     const at = (ms: number): Date => new Date(t0.getTime() + ms);
-    const fresh = checkCredentials({ cookie, authorization: undefined }, 1, token, at(30_000), 12);
+    const fresh = checkCredentials({ authorization }, token, at(30_000), 12);
     assert.deepEqual([fresh.ok, fresh.ok && fresh.renew], [true, false]);
-    const older = checkCredentials({ cookie, authorization: undefined }, 1, token, at(120_000), 12);
+    const older = checkCredentials({ authorization }, token, at(120_000), 12);
     assert.deepEqual([older.ok, older.ok && older.renew], [true, true]);
-    const ended = checkCredentials({ cookie, authorization: undefined }, 1, token, at(12 * 3_600_000 + 1000), 12);
+    const ended = checkCredentials({ authorization }, token, at(12 * 3_600_000 + 1000), 12);
     assert.equal(ended.ok, false);
     if (!ended.ok) assert.equal(ended.id, 'admin_session_expired');
     // A rotated token ends it at once.
-    assert.equal(checkCredentials({ cookie, authorization: undefined }, 1, newToken(), at(1000), 12).ok, false);
+    assert.equal(checkCredentials({ authorization }, newToken(), at(1000), 12).ok, false);
   });
 
   it('a login code is signed with the token, expires, and never contains the token', () => {
