@@ -9,7 +9,7 @@ import { fsyncPath, MANIFEST, STAMP } from './files';
 /** Removing staff data from backups already written (`staff purge`), sets and 0.1 single files alike. */
 
 /** A folder of one set the agent wrote: a routine set or the live set saved before a restore. */
-const SET_FOLDER = new RegExp(`^(?:backup|pre-restore)-${STAMP}(?:\\.partial)?$`);
+const SET_FOLDER = new RegExp(`^(?:backup|pre-restore)-${STAMP}(?:\\.[0-9a-f]+)?(?:\\.partial)?$`);
 /** A file the agent wrote that holds 0.1's whole single file, staff tables included. */
 const LEGACY_FILE = new RegExp(`^(?:pos-sync|pre-0\\.2-split)-${STAMP}\\.db$`);
 

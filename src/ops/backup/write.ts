@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../../errors';
 import { AGENT_FILE, appliedMigrations, STAFF_FILE, TILL_FILE, type Db, type StoreFileKind } from '../../store/database';
+import { makeNewDir, partialNameFor } from '../exclusive-write';
 import { makePrivateDir, makePrivateFile } from '../private-files';
 import type { BackupFile } from '../states';
 
@@ -56,15 +57,16 @@ async function copyOut(db: Db, target: string): Promise<void> {
 export const CONSISTENCY_ATTEMPTS = 5;
 
 /**
- * One backup set into `folder` (built as `<folder>.partial`, renamed when complete). agent.db is
+ * One backup set into `folder` (built as `<folder>.<random>.partial`, renamed when complete). agent.db is
  * copied first, then pos-sync.db: an apply that commits between the two copies is in the till copy
  * with its inbox row still 'pending' in the agent.db copy, which is consistent (the restored agent
  * finishes it). The one case that is not (an update received *and* applied between the copies) is
  * found by checkSetConsistency, and the pair is taken again.
  */
 export async function writeBackupSet(sources: BackupSources, folder: string, now: Date): Promise<void> {
-  const partial = `${folder}.partial`;
-  fs.rmSync(partial, { recursive: true, force: true });
+  // backup.dir may be a folder others can write: built under an unguessable name, created new (never
+  // an existing folder or a planted link to one), then renamed into place (ops/exclusive-write.ts).
+  const partial = partialNameFor(folder);
   try {
     const files: { file: string; db: Db; kind: StoreFileKind }[] = [
       { file: AGENT_FILE, db: sources.agent, kind: 'agent' },
@@ -74,7 +76,7 @@ export async function writeBackupSet(sources: BackupSources, folder: string, now
     let problems: string[] = [];
     for (let attempt = 1; attempt <= CONSISTENCY_ATTEMPTS; attempt++) {
       fs.rmSync(partial, { recursive: true, force: true });
-      makePrivateDir(partial);
+      makeNewDir(partial);
       await copyOut(sources.agent, path.join(partial, AGENT_FILE));
       await copyOut(sources.till, path.join(partial, TILL_FILE));
       problems = checkSetConsistency(path.join(partial, TILL_FILE), path.join(partial, AGENT_FILE)).problems;
