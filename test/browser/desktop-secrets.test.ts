@@ -76,8 +76,11 @@ describe('desktop status window: secrets', { timeout: 120_000 }, async () => {
     assert.equal(cross.status, 403);
     assert.equal(store.get('webhook.bearerToken'), null);
     const envSecret = await page.evaluate(async () => {
-      const session = (await (await fetch('/api/session')).json()) as { csrfToken: string; csrfHeader: string };
-      const res = await fetch('/api/secrets/tunnel.token', { method: 'PUT', headers: { 'content-type': 'application/json', [session.csrfHeader]: session.csrfToken }, body: JSON.stringify({ value: 'x'.repeat(20) }) });
+      // The window's own session, as its script sends it (renderer/src/api.ts).
+      const storage = (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage;
+      const authorization = `Session ${storage.getItem('pos-sync-agent.session') ?? ''}`;
+      const session = (await (await fetch('/api/session', { headers: { authorization } })).json()) as { csrfToken: string; csrfHeader: string };
+      const res = await fetch('/api/secrets/tunnel.token', { method: 'PUT', headers: { authorization, 'content-type': 'application/json', [session.csrfHeader]: session.csrfToken }, body: JSON.stringify({ value: 'x'.repeat(20) }) });
       return { status: res.status, body: (await res.json()) as { error: { id: string } } };
     });
     assert.deepEqual([envSecret.status, envSecret.body.error.id], [409, 'secret_from_environment']);
