@@ -5,7 +5,7 @@ import type { ConfigProblem } from '../errors';
 import type { SecretStore } from '../config/secret-names';
 import { dataDirFor, rawConfigInput } from './secrets';
 import type { LoadOptions } from '../config/load';
-import { isLoopbackHost } from '../webhook/server';
+import { isLoopbackHost } from '../http/loopback';
 
 /**
  * The webhook takes no update without a bearer token unless the site says so

@@ -6,6 +6,7 @@ import express, { type Request } from 'express';
 import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
+import { isLoopbackHost } from '../http/loopback';
 import type { Logger } from '../log';
 import { bodyFilePath } from '../store/body-files';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
@@ -180,9 +181,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopbackHost };
 
 /** Starts the receiver over HTTPS when TLS is configured, plain HTTP (for a tunnel) otherwise. */
 export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServer> {

@@ -139,7 +139,7 @@ describe('the CLI process', () => {
     assert.doesNotMatch(unknown.stderr, /s3cr3t/);
     const typo = cli(['secrets', 'sett', 'hunter2-token']);
     assert.equal(typo.status, 2);
-    assert.match(typo.stderr, /Unknown secrets command; the secrets commands are: secrets set, secrets list, secrets delete/);
+    assert.match(typo.stderr, /Unknown secrets command; the secrets commands are: secrets set, secrets list, secrets show, secrets generate, secrets delete/);
     assert.doesNotMatch(typo.stderr, /hunter2|sett/);
     const pasted = cli(['tok-9f8e7d6c5b4a']);
     assert.equal(pasted.status, 2);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
+import { isLoopbackHost } from '../../http/loopback';
 import { redactor } from '../../log';
 import { writeFileExclusive } from '../../ops/exclusive-write';
 import { headlessSecretStore, secretsFileFor } from '../../ops/secrets';
@@ -18,8 +19,7 @@ import {
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 
 function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  return isLoopbackHost(new URL(url).hostname);
 }
 
 function integerOption(ctx: CommandContext, name: string, fallback: number, min = 0): number {
