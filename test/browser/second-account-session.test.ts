@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { startAdminAgent } from '../helpers/admin';
 import { launchBrowser } from '../helpers/browser';
 import { tempDir } from '../helpers/fixtures';
-import { assertNobodyCanReach } from '../helpers/second-user';
+import { reachableByNobody } from '../helpers/second-user';
 
 /**
  * Issue 24, point 1, in real Chromium: another account on the PC (nobody) runs a server on another
@@ -46,8 +46,7 @@ async function startAttacker(adminPort: number): Promise<{ port: number; seen: S
   const script = path.join(dir, 'attacker.cjs');
   fs.writeFileSync(script, ATTACKER.replace('${ADMIN_PORT}', String(adminPort)), { mode: 0o644 });
   fs.chmodSync(script, 0o644);
-  assertNobodyCanReach(process.execPath, script);
-  const child = spawn('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, script], { cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', reachableByNobody(process.execPath), script], { cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] });
   after(() => {
     child.kill('SIGKILL');
   });
