@@ -1,10 +1,10 @@
-import type { Config } from './config/schema';
+import { sitePolicyOf, type Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
 import type { ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
-import type { AppliedUpdate } from './sync/applier';
+import type { AppliedUpdate, ApplyProgress } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
 import { RefusalCounter } from './webhook/refusals';
 import { ReceiverHost } from './webhook/receiver-host';
@@ -49,15 +49,23 @@ export class Agent {
     this.refusals = new RefusalCounter(log);
     this.inbox = new InboxHost({ dataDir: config.dataDir }, log);
     this.applier = new ApplierHost(
-      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority },
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority, site: sitePolicyOf(config) },
       log,
       {
         applied: (u) => {
+          this.progress = null;
           this.core.logApplied(u);
           for (const listener of this.appliedListeners) listener(u);
         },
-        failed: (locationId, inboxId, message) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`),
+        failed: (locationId, inboxId, message) => {
+          this.progress = null;
+          log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`);
+        },
         reconciled: (inboxId) => log.warn(`update #${inboxId} was applied to the till before a stop; its inbox record is now complete`),
+        progress: (p) => {
+          this.progress = p.done >= p.total ? null : p;
+          for (const listener of this.progressListeners) listener(p);
+        },
       },
     );
   }
@@ -88,6 +96,15 @@ export class Agent {
   /** Has the webhook's listener answer GET /metrics by forwarding to the status window's server on `adminPort` (null: stop; metrics.throughTunnel). */
   async forwardMetrics(adminPort: number | null): Promise<void> {
     await this.receiver?.setMetricsTarget(adminPort);
+  }
+
+  /** The apply under way (items written of its total), null between applies. */
+  private progress: ApplyProgress | null = null;
+  /** Told of each progress report of the applier thread (an import prints them). */
+  readonly progressListeners = new Set<(p: ApplyProgress) => void>();
+
+  get applyProgress(): ApplyProgress | null {
+    return this.progress;
   }
 
   /** A started service by name (the admin UI finds the staff service this way). */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Config } from './config/schema';
+import { sitePolicyOf, type Config } from './config/schema';
 import { todayIn, type IsoDate } from './domain/dates';
 import { cachedLocationTimezone, locationDescription } from './employees/locations';
 import { AppError } from './errors';
@@ -69,6 +69,8 @@ export class AgentCore {
           },
           config.sync.baselineSettleSeconds * 1000,
           (locationId) => configuredTimezone(config, locationId),
+          Date.now,
+          sitePolicyOf(config),
         )
       : null;
   }
@@ -172,7 +174,7 @@ export class AgentCore {
    * `locations.<id>.name`, else the Description the employee interface's Locations list gives.
    */
   status(): LocationStatus[] {
-    return locationStatuses(this.store.till, this.store.agent, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000).map((s) => ({
+    return locationStatuses(this.store.till, this.store.agent, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000, Date.now(), sitePolicyOf(this.config)).map((s) => ({
       ...s,
       locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.store.staff, s.locationId),
     }));

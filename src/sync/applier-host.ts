@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import { describePriority } from '../threads/priority';
 import { ThreadClient } from '../threads/thread-client';
-import type { AppliedUpdate } from './applier';
+import type { AppliedUpdate, ApplyProgress } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
@@ -9,6 +9,7 @@ export interface ApplierHostEvents {
   applied?(update: AppliedUpdate): void;
   failed?(locationId: number, inboxId: number, message: string): void;
   reconciled?(inboxId: number): void;
+  progress?(progress: ApplyProgress): void;
 }
 
 /**
@@ -40,6 +41,7 @@ export class ApplierHost {
         if (event.type === 'applied') events.applied?.(event.update);
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);
         else if (event.type === 'reconciled') events.reconciled?.(event.inboxId);
+        else if (event.type === 'progress') events.progress?.(event.progress);
         else if (event.outcome.lowered || event.outcome.reason === 'normal') log.info(describePriority('the applier', event.outcome));
         else log.warn(describePriority('the applier', event.outcome));
       },

@@ -28,9 +28,12 @@ const applier = new Applier(
     applied: (update) => emit({ type: 'applied', update }),
     failed: (locationId, inboxId, err) => emit({ type: 'failed', locationId, inboxId, message: describeError(err) }),
     reconciled: (inboxId) => emit({ type: 'reconciled', inboxId }),
+    progress: (progress) => emit({ type: 'progress', progress }),
   },
   data.baselineSettleMs,
   (locationId) => configuredTimezone(data.timezones, locationId),
+  Date.now,
+  data.site,
 );
 // Offsets reach years ahead and follow the configured timezones: refresh them for every known location
 // at start (a location's first apply writes its own).

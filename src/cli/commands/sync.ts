@@ -1,6 +1,10 @@
 import { maskConfig } from '../../config/load';
 import { cliCommand } from '../../config/invocation';
-import { operatorName, readImportFile } from '../../core';
+import { AgentCore, operatorName, readImportFile } from '../../core';
+import { neverReceivedOf, pausedByAt, severityOf, staffSeverityOf, type StaffSeverity, type StatusReply } from '../../admin/summary';
+import type { LocationSeverity } from '../../domain/severity';
+import { StaffService } from '../../employees/service';
+import { silentLogger } from '../../log';
 import { isIsoDate } from '../../domain/dates';
 import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
 import { resolveUpdateName } from '../../store/update-names';
@@ -143,19 +147,22 @@ function pauseCommand(paused: boolean): Command {
 export const pause = pauseCommand(true);
 export const resume = pauseCommand(false);
 
-export function describeLocation(s: LocationStatus, settleSeconds = 60): string[] {
+/** A location's lines for `status`: the severity model's sentences, then the updates not applied yet. */
+export function describeLocation(s: LocationStatus, verdict: LocationSeverity | null = null): string[] {
   const lines = [
-    `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
+    `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}${verdict ? ` — ${verdict.label.toUpperCase()}` : ''}`,
     s.lastChangeSequence === null
       ? '  nothing applied yet'
       : `  last applied ChangeSequence ${s.lastChangeSequence} at ${timeWithZone(s.lastAppliedAt)}`,
   ];
-  for (const w of s.waiting) {
-    // Named LOCATION:SEQUENCE, as force-apply takes it and the window shows it (domain/update-name.ts).
+  for (const line of verdict?.lines ?? []) lines.push(`  ${line}`);
+  // Queued updates are one line in the verdict; the others, named as force-apply takes them.
+  for (const w of s.waiting.filter((x) => x.reason !== 'queued').slice(0, 20)) {
     const name = formatUpdateName(s.locationId, w.changeSequence);
-    if (w.reason === 'waiting') lines.push(`  waiting: update ${name} needs ${w.waitingFor} first, received ${timeWithZone(w.receivedAt)}`);
-    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, older than what is applied; contact support`);
-    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; nothing is on the till yet: waiting up to ${settleSeconds} s for head office's first publication, then the lowest update received becomes the baseline`);
+    if (w.reason === 'waiting') lines.push(`  gap: update ${name} (received ${timeWithZone(w.receivedAt)}) needs update ${w.missing ?? w.parentChangeSequence}, which has not arrived`);
+    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, not the chain applied here; contact support`);
+    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received becomes the baseline when the settle window ends`);
+    else if (w.reason === 'not-for-site') lines.push(`  not for this site: update ${name} received ${timeWithZone(w.receivedAt)} (stored, not applied)`);
     else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
@@ -169,25 +176,59 @@ export function describeLocation(s: LocationStatus, settleSeconds = 60): string[
   return lines;
 }
 
+/** Right-to-work expiries from the staff cache, when staff lookups are configured (no network). */
+async function cachedStaffSeverity(core: AgentCore): Promise<StaffSeverity | null> {
+  if (!core.config.employees) return null;
+  const staff = new StaffService(core.config, silentLogger, { db: core.staffDb });
+  try {
+    return staffSeverityOf(staff.residencyWarnings(), staff.settings.residencyWarningDays);
+  } finally {
+    await staff.stop();
+  }
+}
+
 export const status: Command = {
   name: 'status',
-  summary: 'per location: last applied sequence, updates waiting and what they wait for, warnings',
+  summary: 'the light (red/amber/green) and why; per location: what is applied, what waits and for what',
   usage: '',
-  run(ctx) {
-    return withCore(ctx, (core) => {
+  async run(ctx) {
+    const config = ctx.config();
+    const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+    try {
+      const now = new Date();
       const locations = core.status();
       const pauseNow = core.pause();
       // Tunnel, disk, backups and clock: what keeps updates arriving, next to what arrived.
-      const ops = opsStatus(core.config);
-      if (ctx.json) ctx.printJson({ paused: pauseNow, locations, ops: ops.json });
+      const ops = opsStatus(core.config, now);
+      const reply: StatusReply = {
+        generatedAt: now.toISOString(),
+        paused: pauseNow.paused,
+        ...pausedByAt(pauseNow),
+        gapAlertMinutes: config.admin.gapAlertMinutes,
+        baselineSettleSeconds: config.sync.baselineSettleSeconds,
+        locations,
+        neverReceived: neverReceivedOf(config.locations, locations),
+        alerts: ops.alerts,
+        staff: await cachedStaffSeverity(core),
+        applying: null,
+      };
+      // The same model as the window and the tray; without a running agent nothing applies updates.
+      const severity = severityOf(reply, now, (iso) => timeWithZone(iso), ops.agent ? { reachable: true } : { reachable: false, why: `no agent is running on ${config.dataDir}`, locationsCurrent: true });
+      if (ctx.json) ctx.printJson({ severity, paused: pauseNow, locations, neverReceived: reply.neverReceived, staff: reply.staff, ops: ops.json });
       else {
+        ctx.out(`Data folder: ${config.dataDir}`);
+        ctx.out(`${severity.light.toUpperCase()} — ${severity.headline}`);
+        if (severity.reasons.length > 1) for (const r of severity.reasons) ctx.out(`  [${r.light}] ${r.text}`);
         if (pauseNow.paused) ctx.out(describePause(pauseNow));
-        if (locations.length === 0) ctx.out('No updates received yet.');
-        for (const s of locations) ctx.out(describeLocation(s, core.config.sync.baselineSettleSeconds).join('\n'));
+        if (locations.length === 0 && (reply.neverReceived ?? []).length === 0) ctx.out('No updates received yet.');
+        for (const s of locations) ctx.out(describeLocation(s, severity.locations.find((v) => v.locationId === s.locationId) ?? null).join('\n'));
+        for (const n of reply.neverReceived ?? []) ctx.out(`Location ${n.locationId}${n.name ? ` ${n.name}` : ''} — NOTHING RECEIVED\n  configured for this site, but head office has never sent an update for it`);
         ctx.out(ops.lines.join('\n'));
       }
       return EXIT.ok;
-    });
+    } finally {
+      core.close();
+    }
   },
 };
 
