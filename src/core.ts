@@ -5,7 +5,7 @@ import { todayIn, type IsoDate } from './domain/dates';
 import { cachedLocationTimezone, locationDescription } from './employees/locations';
 import { AppError } from './errors';
 import type { Logger } from './log';
-import { Applier, type AppliedUpdate } from './sync/applier';
+import { Applier, type AppliedUpdate, type ApplyProgress } from './sync/applier';
 import { preparedStatement, type Db } from './store/database';
 import { Inbox, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
@@ -39,6 +39,8 @@ export interface CoreOptions {
 export class AgentCore {
   readonly store: StoreConnections;
   readonly inbox: Inbox;
+  /** Told of the in-process applier's progress (items written of the total), e.g. by `import`. */
+  readonly progressListeners = new Set<(p: ApplyProgress) => void>();
   /** Null when another thread applies (see CoreOptions). */
   readonly applier: Applier | null;
 
@@ -66,6 +68,9 @@ export class AgentCore {
           {
             applied: (u) => this.logApplied(u),
             failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
+            progress: (p) => {
+              for (const listener of this.progressListeners) listener(p);
+            },
           },
           config.sync.baselineSettleSeconds * 1000,
           (locationId) => configuredTimezone(config, locationId),

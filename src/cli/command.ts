@@ -17,6 +17,8 @@ export const EXIT = {
   config: 3,
   /** The input (a payload or employees file) was refused; nothing was changed or sent. */
   invalidInput: 4,
+  /** Stopped at once by a second Ctrl-C (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

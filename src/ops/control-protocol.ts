@@ -101,5 +101,10 @@ export const AckWarningsReply = z.object({ acknowledged: z.number().int().nonneg
 export const PausedReply = z.object({ paused: z.boolean(), changed: z.boolean(), changedAt: z.string().nullable(), changedBy: z.string().nullable() });
 export const PingReply = z.object({ pid: z.number().int(), dataDir: z.string() });
 
+/** GET /progress: the apply under way (an import prints it as a progress line on a terminal). */
+export const ProgressReply = z.object({
+  applying: z.object({ locationId: z.number(), changeSequence: z.number(), inboxId: z.number(), done: z.number(), total: z.number() }).nullable(),
+});
+
 /** Error replies, as every HTTP boundary of the agent writes them (http/errors.ts). */
 export const ErrorReply = z.object({ error: z.looseObject({ id: z.string(), message: z.string() }) });

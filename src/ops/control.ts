@@ -37,6 +37,10 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
     res.json({ pid: process.pid, dataDir: agent.config.dataDir });
   });
 
+  app.get('/progress', (_req, res) => {
+    res.json({ applying: agent.applyProgress });
+  });
+
   app.post('/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');

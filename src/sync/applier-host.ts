@@ -25,12 +25,14 @@ export class ApplierHost {
   private drainQueued: Promise<AppliedUpdate[]> | null = null;
   private closing = false;
 
-  constructor(data: ApplierWorkerData, log: Logger, events: ApplierHostEvents = {}) {
+  private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4));
+
+  constructor(data: Omit<ApplierWorkerData, 'stopFlag'>, log: Logger, events: ApplierHostEvents = {}) {
     this.thread = new ThreadClient<ApplierRequest, ApplierEvent>({
       dir: __dirname,
       entry: 'applier-worker',
       name: 'applier',
-      workerData: data,
+      workerData: { ...data, stopFlag: this.stopFlag.buffer } satisfies ApplierWorkerData,
       // What an L publication (the largest, 5,000 items) keeps alive while it is applied is a fraction
       // of 256 MB (bench/mem-probe measures it): a wide margin that still makes the thread collect
       // long before the machine feels it. The young generation is what an apply churns through (each
@@ -93,6 +95,8 @@ export class ApplierHost {
   /** Waits for the running apply (if any), closes the thread's connections and ends it. */
   async close(): Promise<void> {
     this.closing = true;
+    // The drain under way ends after the update it is applying; the rest waits for the next start.
+    Atomics.store(this.stopFlag, 0, 1);
     await this.drainRunning?.catch(() => undefined);
     await this.thread.stop({ type: 'close' });
   }

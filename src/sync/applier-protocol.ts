@@ -15,6 +15,8 @@ export interface ApplierWorkerData {
   readonly priority: ApplyPriority;
   /** This site's locations (config sitePolicyOf): updates for others are stored, not applied. */
   readonly site: { readonly configured: readonly number[]; readonly acceptOthers: boolean };
+  /** One Int32 on shared memory: set to 1 by the main thread when the agent stops (no message can reach a busy thread). */
+  readonly stopFlag: SharedArrayBuffer;
 }
 
 /** Main thread -> applier thread (src/threads: each request gets one reply). */

@@ -113,6 +113,8 @@ export class Applier {
     private readonly now: () => number = Date.now,
     /** This site's locations (config `locations`, sync.acceptOtherLocations): others are stored, not applied. */
     private readonly site: { readonly configured: readonly number[]; readonly acceptOthers: boolean } = { configured: [], acceptOthers: true },
+    /** True once the agent is stopping: a drain ends after the update it is applying. */
+    private readonly stopRequested: () => boolean = () => false,
   ) {
     this.writer = new MenuWriter(till, timezoneFor);
     this.bodies = new BodyStore(agent);
@@ -227,6 +229,8 @@ export class Applier {
     for (const { location_id } of this.stmt.pendingLocations.all()) {
       if (!this.forThisSite(location_id)) continue;
       for (;;) {
+        // Stopping: the rest stays queued and is applied at the next start.
+        if (this.stopRequested()) return done;
         let applied: AppliedUpdate | null = null;
         let attemptedId: number | null = null;
         try {

@@ -18,10 +18,11 @@ import { opsStatus } from '../../ops/status';
 import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { startAgent } from '../../ops/startup';
-import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply } from '../../ops/control-protocol';
+import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply, ProgressReply } from '../../ops/control-protocol';
+import { FORCED_STOP_TEXT, ProgressLine, stoppingText } from '../progress';
 import type { PauseState } from '../../store/operations-state';
 import type { ReceiptOutcome } from '../../store/inbox';
-import type { AppliedUpdate } from '../../sync/applier';
+import type { AppliedUpdate, ApplyProgress } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
 import { plural } from '../../domain/wording';
@@ -50,14 +51,28 @@ export const serve: Command = {
     armTestFault();
     ctx.out(`Receiving menu cycle updates at ${agent.webhook?.url}`);
     await new Promise<void>((resolve) => {
+      let signals = 0;
       const stop = (signal: string): void => {
-        log.info(`${signal} received, stopping`);
-        resolve();
+        signals += 1;
+        if (signals === 1) {
+          log.info(`${signal} received, stopping`);
+          // Say what it waits for: a large apply can take seconds, and silence looks like a hang.
+          ctx.out(stoppingText(agent.applyProgress));
+          resolve();
+          return;
+        }
+        // Forced: the till file's open transaction is never committed (SQLite rolls it back), the
+        // update stays pending in agent.db and is applied again at the next start.
+        log.warn(`${signal} received again: stopping at once`);
+        ctx.out(FORCED_STOP_TEXT);
+        removeOwnPidFile(config.dataDir);
+        process.exit(EXIT.interrupted);
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
     await started.stop();
+    ctx.out('Stopped.');
     return EXIT.ok;
   },
 };
@@ -81,13 +96,44 @@ export const importCommand: Command = {
     const config = ctx.config();
     const raw = readImportFile(ctx.args[0]!);
     const actor = operatorName();
-    const change = await runChange<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>({
-      dataDir: config.dataDir,
-      what: 'import',
-      actor,
-      viaAgent: async (client) => (await client.request(ImportReply, { method: 'POST', route: '/import', body: raw })) as { outcome: ReceiptOutcome; applied: AppliedUpdate[] },
-      direct: () => withCore(ctx, (core) => core.importPayload(raw, actor)),
-    });
+    // On a terminal, one line rewritten as the apply progresses; none when piped or with --json.
+    const line = new ProgressLine(ctx.json ? { isTTY: false, write: () => true } : process.stdout);
+    let change: ChangeResult<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>;
+    try {
+      change = await runChange<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>({
+        dataDir: config.dataDir,
+        what: 'import',
+        actor,
+        viaAgent: async (client) => {
+          let polling = line.active;
+          const poll = async (): Promise<void> => {
+            while (polling) {
+              line.update((await client.request(ProgressReply, { method: 'GET', route: '/progress' }).catch(() => ({ applying: null }))).applying);
+              await new Promise((r) => setTimeout(r, 200));
+            }
+          };
+          const polled = poll();
+          try {
+            return (await client.request(ImportReply, { method: 'POST', route: '/import', body: raw })) as { outcome: ReceiptOutcome; applied: AppliedUpdate[] };
+          } finally {
+            polling = false;
+            await polled;
+          }
+        },
+        direct: () =>
+          withCore(ctx, (core) => {
+            const listener = (p: ApplyProgress): void => line.update(p);
+            core.progressListeners.add(listener);
+            try {
+              return core.importPayload(raw, actor);
+            } finally {
+              core.progressListeners.delete(listener);
+            }
+          }),
+      });
+    } finally {
+      line.end();
+    }
     const { outcome, applied } = change.result;
     handedTo(ctx, change);
     // A refused payload is an error: with --json it goes to stderr as {"error":{...}} like every other.
