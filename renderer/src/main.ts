@@ -1,6 +1,7 @@
 import '../styles.css';
 import { ApiError, errorText, get, send, startSession, whenUnauthorised, type Session } from './api';
 import { DeliveriesChart } from './chart';
+import { ActivityView, askPerson } from './activity';
 import { ComingUpView } from './coming-up';
 import { DeliveriesView } from './deliveries';
 import { byId, h, replace, toast } from './dom';
@@ -11,8 +12,8 @@ import { TillView } from './till';
 import type { StatusResponse } from './types';
 import { cliCommand, setCliConfigArgument } from './cli';
 
-type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'settings';
-const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'settings'];
+type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'activity' | 'settings';
+const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'activity', 'settings'];
 
 class App {
   private current: TabName = 'status';
@@ -22,6 +23,7 @@ class App {
   private readonly comingUp = new ComingUpView();
   private readonly staff = new StaffView();
   private readonly settings = new SettingsView();
+  private readonly activity = new ActivityView();
   private status: StatusResponse | null = null;
   /** Whether the agent answered the last status request, and since when it has not. */
   private reach: Reachability = { reachable: true };
@@ -35,6 +37,7 @@ class App {
     byId('panel-coming').append(this.comingUp.element);
     byId('panel-staff').append(this.staff.element);
     byId('panel-settings').append(this.settings.element);
+    byId('panel-activity').append(this.activity.element);
     this.setUpTabs();
     byId('pause-button').addEventListener('click', () => void this.togglePause());
   }
@@ -117,6 +120,7 @@ class App {
       else if (this.current === 'settings') await this.settings.refresh();
       else if (this.current === 'staff') await this.staff.refresh();
       else if (this.current === 'coming') await this.comingUp.refresh();
+      else if (this.current === 'activity') await this.activity.refresh();
     } catch (err) {
       toast(`Cannot read this view: ${errorText(err)}`, 'error');
     }
@@ -203,6 +207,7 @@ async function boot(): Promise<void> {
   try {
     const session = await startSession();
     const app = new App(session);
+    askPerson();
     app.listen();
     document.documentElement.dataset.ready = 'true';
   } catch (err) {

@@ -171,8 +171,9 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
     ...(gaps.length > 0 ? [h('dt', {}, 'Missing'), h('dd', { 'data-missing': gaps.map((g) => g.missing).join(' ') }, gaps.map((g) => `update ${g.missing} (since ${shortTime(g.since)})`).join(', '))] : []),
   );
   const lines = h('ul', { class: 'lines' }, ...s.lines.map((line) => h('li', {}, line)));
-  // Force-apply is offered where a person may need it: past a gap, a fork, or a first update to accept.
-  const forceable = (w: StatusLocation['waiting'][number]): boolean => w.reason === 'waiting' || w.reason === 'fork' || w.reason === 'needs-adoption';
+  // Force-apply is offered where a person may need it: past a gap, a fork, a first update to accept, or
+  // (support's call) a new location's first update adopted before the settle window ends.
+  const forceable = (w: StatusLocation['waiting'][number]): boolean => w.reason === 'waiting' || w.reason === 'fork' || w.reason === 'needs-adoption' || w.reason === 'settling';
   const waiting =
     l.waiting.length === 0
       ? null

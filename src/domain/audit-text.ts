@@ -49,6 +49,8 @@ export function auditSentence(r: Pick<AuditRecord, 'action' | 'details'>): strin
       return `Stored a new ${text(d.name) || 'secret'}.`;
     case 'secret-removed':
       return `Removed ${text(d.name) || 'a secret'}.`;
+    case 'restart':
+      return `Restarted the agent${d.why ? ` to ${text(d.why)}` : ''}.`;
     case 'login':
       return 'Opened the status window (signed in).';
     default: {

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import type { AuditRecord } from '../domain/audit-text';
-import type { Db } from './database';
+import { openDatabase, storeFilePath, type Db } from './database';
 
 /** Audit records, newest first (agent.db's audit_log): `pos-sync-agent audit` and the Activity view. */
 export function auditRecords(agent: Db, options: { readonly limit: number; readonly beforeId?: number | null; readonly since?: string | null }): AuditRecord[] {
@@ -25,4 +26,20 @@ export function auditRecords(agent: Db, options: { readonly limit: number; reado
 /** Records an operator's action (who, what, when). */
 export function audit(agent: Db, actor: string, action: string, details: Record<string, unknown> = {}, at: Date = new Date()): void {
   agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(at.toISOString(), actor, action, JSON.stringify(details));
+}
+
+/**
+ * Records an action taken on a data folder from outside the agent (the CLI's secrets commands), when
+ * the folder has an agent.db; a folder the agent never ran on has no log to write to yet.
+ */
+export function auditOnDataFolder(dataDir: string, actor: string, action: string, details: Record<string, unknown> = {}): boolean {
+  const file = storeFilePath(dataDir, 'agent');
+  if (!fs.existsSync(file)) return false;
+  const db = openDatabase(file, { kind: 'agent', migrate: false });
+  try {
+    audit(db, actor, action, details);
+    return true;
+  } finally {
+    db.close();
+  }
 }

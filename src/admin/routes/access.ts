@@ -27,7 +27,7 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
-export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number }): Router {
+export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly onLogin?: () => void }): Router {
   const { port, sessionHours } = options;
   const currentToken = options.token;
   /** Login codes already traded for a session (each works once), until they expire anyway. */
@@ -69,6 +69,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     }
     usedCodes.set(check.nonce, check.expiresAt);
     setSession(res);
+    options.onLogin?.();
     res.redirect(303, req.path);
   });
 
