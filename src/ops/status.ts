@@ -10,6 +10,7 @@ import { backupDir } from './paths';
 import { describeTunnel, readTunnelState } from './tunnel';
 import { timeWithZone } from '../domain/local-time';
 import type { OperationsAlert } from '../domain/severity';
+import { TODAY_STATEMENT } from '../domain/today';
 import { clockAlerts, diskAlerts, formatBytes, tunnelAlerts } from './panels';
 
 /**
@@ -39,10 +40,11 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
         : 'Backups: disabled',
   );
   for (const warning of clock.warnings) lines.push(`Clock: ${warning}`);
+  if (clock.warnings.length > 0) lines.push(`Today: ${TODAY_STATEMENT}`);
   const restore = interruptedRestore(config.dataDir);
   if (restore) lines.unshift(`RESTORE INTERRUPTED: the restore from ${restore.from} (started ${restore.startedAt}) did not finish; run \`${cliCommand(`restore ${restore.from}`)}\` again before starting the agent`);
   // The same alerts the running agent's services raise (what counts towards the light is theirs).
   const alerts: OperationsAlert[] = [...(config.tunnel && tunnel && agent ? tunnelAlerts(tunnel, config.tunnel.restartAfterFailedChecks) : []), ...diskAlerts(disk), ...clockAlerts(clock)];
   if (restore) alerts.unshift({ id: 'restore', light: 'red', title: 'A restore was interrupted.', text: `Run \`${cliCommand(`restore ${restore.from}`)}\` again before starting the agent.` });
-  return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock, interruptedRestore: restore }, alerts, agent: agent ? { pid: agent.pid, startedAt: agent.startedAt } : null };
+  return { lines, json: { agentRunning: agent !== null, tunnel, disk, lastBackup, clock, today: TODAY_STATEMENT, interruptedRestore: restore }, alerts, agent: agent ? { pid: agent.pid, startedAt: agent.startedAt } : null };
 }
