@@ -225,7 +225,7 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
   it('supports the keyboard between tabs', async () => {
     await page.getByRole('tab', { name: 'Settings' }).focus();
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await page.getByRole('tab', { name: 'Staff' }).getAttribute('aria-selected'), 'true');
+    assert.equal(await page.getByRole('tab', { name: 'Activity' }).getAttribute('aria-selected'), 'true');
     await page.keyboard.press('Home');
     assert.equal(await page.getByRole('tab', { name: 'Sync status' }).getAttribute('aria-selected'), 'true');
   });
