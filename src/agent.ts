@@ -151,8 +151,8 @@ export class Agent {
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
-  setPaused(paused: boolean, actor = 'operator'): void {
-    if (!this.core.setPaused(paused, actor)) return;
+  setPaused(paused: boolean, actor = 'operator', reason: string | null = null): void {
+    if (!this.core.setPaused(paused, actor, reason)) return;
     this.log.info(paused ? `applying updates paused by ${actor}` : `applying updates resumed by ${actor}`);
     this.scheduleDrain();
   }

@@ -119,8 +119,8 @@ export class AgentCore {
     return pauseState(this.store.agent);
   }
 
-  setPaused(paused: boolean, actor: string): boolean {
-    return setPaused(this.store.agent, paused, actor);
+  setPaused(paused: boolean, actor: string, reason: string | null = null): boolean {
+    return setPaused(this.store.agent, paused, actor, new Date(), reason);
   }
 
   private requireApplier(): Applier {

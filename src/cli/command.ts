@@ -51,6 +51,8 @@ export interface Command {
   /** Shown by --help after the name, e.g. `FILE [--location L]`. */
   readonly usage: string;
   readonly options?: OptionSpec;
+  /** What each option means and its default, for --help: `{ url: 'the webhook URL (required)' }`. */
+  readonly optionHelp?: Readonly<Record<string, string>>;
   /** How many positional arguments after the name (min, max). */
   readonly positionals?: readonly [number, number];
   run(ctx: CommandContext): Promise<number> | number;

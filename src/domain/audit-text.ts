@@ -26,9 +26,9 @@ export function auditSentence(r: Pick<AuditRecord, 'action' | 'details'>): strin
   const d = r.details;
   switch (r.action) {
     case 'pause':
-      return 'Paused applying updates.';
+      return `Paused applying updates${d.reason ? ` — reason: ${text(d.reason)}` : ''}.`;
     case 'resume':
-      return 'Resumed applying updates.';
+      return `Resumed applying updates${d.reason ? ` — reason: ${text(d.reason)}` : ''}.`;
     case 'force-apply':
       return `Force-applied ${update(d)}${d.reason ? ` — reason: ${text(d.reason)}` : ''}.`;
     case 'acknowledge-warnings':

@@ -60,7 +60,7 @@ export const actorSchema = z.string().min(1).max(200);
 
 export const ForceApplyBody = z.strictObject({ inboxId: z.number().int().positive(), reason: z.string().trim().min(3).max(500) });
 export const AckWarningsBody = z.strictObject({ locationId: z.number().int().nullable() });
-export const PausedBody = z.strictObject({ paused: z.boolean() });
+export const PausedBody = z.strictObject({ paused: z.boolean(), reason: z.string().max(500).optional() });
 
 const AppliedUpdateSchema = z.object({
   inboxId: z.number().int(),

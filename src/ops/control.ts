@@ -71,7 +71,7 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
   app.put('/paused', json, (req, res) => {
     const body = parseBody(PausedBody, req.body);
     const changed = agent.isPaused !== body.paused;
-    agent.setPaused(body.paused, actorOf(req));
+    agent.setPaused(body.paused, actorOf(req), body.reason?.trim() || null);
     const state = pauseState(agent.core.agentDb);
     res.json({ paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
   });

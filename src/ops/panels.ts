@@ -175,7 +175,7 @@ export function diskPanel(state: DiskState, limits: Config['disk'], fmt: FormatT
     title: 'Disk space',
     items: [
       { label: 'Free space', value: free, level },
-      { label: 'Database', value: `${formatBytes(state.databaseBytes)}${state.walBytes > 0 ? ` (+ ${formatBytes(state.walBytes)} write-ahead log)` : ''}` },
+      { label: 'Data files (till, agent, staff)', value: `${formatBytes(state.databaseBytes)}${state.walBytes > 0 ? ` (+ ${formatBytes(state.walBytes)} write-ahead log)` : ''}` },
       { label: 'Warns when', value: `below ${formatBytes(limits.warnFreeBytes)} or ${limits.warnFreePercent} % free; critical below ${formatBytes(limits.criticalFreeBytes)}` },
       { label: 'Checked', value: fmt(state.checkedAt) },
     ],

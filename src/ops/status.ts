@@ -29,7 +29,7 @@ export function opsStatus(config: Readonly<Config>, now: Date = new Date()): { l
   lines.push(
     disk.freeBytes === null
       ? `Disk: ${disk.message}`
-      : `Disk: ${formatBytes(disk.freeBytes)} free${disk.level === 'ok' ? '' : ` — ${disk.level.toUpperCase()}: ${disk.message}`}; database ${formatBytes(disk.databaseBytes)}`,
+      : `Disk: ${formatBytes(disk.freeBytes)} free${disk.level === 'ok' ? '' : ` — ${disk.level.toUpperCase()}: ${disk.message}`}; data files ${formatBytes(disk.databaseBytes)}${disk.walBytes > 0 ? ` + ${formatBytes(disk.walBytes)} write-ahead logs` : ''}`,
   );
   const backupAgeHours = lastBackup ? (now.getTime() - Date.parse(lastBackup.takenAt)) / 3_600_000 : null;
   lines.push(

@@ -23,24 +23,28 @@ interface Overflow {
   readonly cut: string[];
 }
 
-async function overflow(page: Page): Promise<Overflow> {
-  return page.evaluate((selectors: string[]) => {
-    const width = document.documentElement.clientWidth;
-    const cut: string[] = [];
-    for (const sel of selectors) {
-      for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
-        if (el.offsetParent === null && getComputedStyle(el).position !== 'fixed') continue;
-        // Inside a scroll box of its own (a wide table): what matters is that the box fits.
-        const scroller = el.closest('.table-scroll');
-        const box = (scroller ?? el).getBoundingClientRect();
-        if (box.width > 0 && (box.right > width + 0.5 || box.left < -0.5)) cut.push(`${sel} (${Math.round(box.left)}..${Math.round(box.right)} of ${width})`);
-        if (!scroller && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'auto' && getComputedStyle(el).overflowX !== 'scroll' && el.tagName !== 'SPAN' && el.id !== 'summary-text') {
-          cut.push(`${sel}: content ${el.scrollWidth} wider than its box ${el.clientWidth}`);
-        }
+/** Runs in the page (a string: this project's tests are typed without the DOM library). */
+const MEASURE = `(selectors) => {
+  const width = document.documentElement.clientWidth;
+  const cut = [];
+  for (const sel of selectors) {
+    for (const el of Array.from(document.querySelectorAll(sel))) {
+      if (el.offsetParent === null && getComputedStyle(el).position !== 'fixed') continue;
+      // Inside a scroll box of its own (a wide table): what matters is that the box fits.
+      const scroller = el.closest('.table-scroll');
+      const box = (scroller || el).getBoundingClientRect();
+      if (box.width > 0 && (box.right > width + 0.5 || box.left < -0.5)) cut.push(sel + ' (' + Math.round(box.left) + '..' + Math.round(box.right) + ' of ' + width + ')');
+      const ox = getComputedStyle(el).overflowX;
+      if (!scroller && el.scrollWidth > el.clientWidth + 1 && ox !== 'auto' && ox !== 'scroll' && el.tagName !== 'SPAN' && el.id !== 'summary-text') {
+        cut.push(sel + ': content ' + el.scrollWidth + ' wider than its box ' + el.clientWidth);
       }
     }
-    return { page: { scrollWidth: document.documentElement.scrollWidth, clientWidth: width }, cut };
-  }, KEY);
+  }
+  return { page: { scrollWidth: document.documentElement.scrollWidth, clientWidth: width }, cut };
+}`;
+
+async function overflow(page: Page): Promise<Overflow> {
+  return (await page.evaluate(`(${MEASURE})(${JSON.stringify(KEY)})`)) as Overflow;
 }
 
 describe('the window at 1280x800 and 800x600', { timeout: 180_000 }, async () => {

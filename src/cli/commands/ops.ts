@@ -213,7 +213,9 @@ export const backupList: Command = {
     else if (backups.length === 0) ctx.out(`No backups in ${backupDir(config)}.`);
     else
       for (const b of backups) {
-        const check = b.check ? `  ${b.check.ok ? `ok; ${b.check.locations.map((l) => `location ${l.locationId} at ${l.lastChangeSequence ?? '-'}`).join(', ')}` : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
+        const resumes = (locations: readonly { locationId: number; lastChangeSequence: number | null }[]): string =>
+          locations.length === 0 ? 'ok (no update applied in it yet)' : `ok; resumes ${locations.map((l) => `location ${l.locationId} from ${l.lastChangeSequence ?? '(nothing applied)'}`).join(', ')}`;
+        const check = b.check ? `  ${b.check.ok ? resumes(b.check.locations) : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
         ctx.out(`${timeWithZone(b.takenAt)}  ${formatBytes(b.bytes).padStart(10)}  ${b.file}${check}`);
       }
     return EXIT.ok;

@@ -163,18 +163,22 @@ function pauseCommand(paused: boolean): Command {
     summary: paused
       ? 'stop applying updates to the till (deliveries are still received and stored); survives a restart'
       : 'apply updates again, starting with what arrived while paused',
-    usage: '',
+    usage: '[--reason TEXT]',
+    options: { reason: { type: 'string' } },
     async run(ctx) {
       const config = ctx.config();
       const actor = operatorName();
+      const rawReason = ctx.values.reason;
+      if (rawReason !== undefined && (typeof rawReason !== 'string' || rawReason.trim() === '' || rawReason.length > 500)) throw new UsageError('--reason takes a text of 1 to 500 characters');
+      const reason = typeof rawReason === 'string' ? rawReason.trim() : null;
       const change = await runChange<PauseState & { changed: boolean }>({
         dataDir: config.dataDir,
         what: paused ? 'pause' : 'resume',
         actor,
-        viaAgent: (client) => client.request(PausedReply, { method: 'PUT', route: '/paused', body: { paused } }),
+        viaAgent: (client) => client.request(PausedReply, { method: 'PUT', route: '/paused', body: { paused, ...(reason ? { reason } : {}) } }),
         direct: () =>
           withCore(ctx, (core) => {
-            const changed = core.setPaused(paused, `${actor} (command line)`);
+            const changed = core.setPaused(paused, `${actor} (command line)`, reason);
             return { ...core.pause(), changed };
           }),
       });

@@ -204,3 +204,11 @@ describe('severity model', () => {
     );
   });
 });
+
+describe('severity wording of warnings', () => {
+  it('does not claim items were skipped: a warning can be an overlap where nothing was skipped', () => {
+    const s = assessSeverity(state({ locations: [loc({ warnings: 1 })] }), fmt);
+    assert.equal(s.locations[0]!.lines[0], 'One warning from applied updates: read them below and mark them as seen.');
+    assert.doesNotMatch(s.locations[0]!.lines.join(' '), /skipped/);
+  });
+});
