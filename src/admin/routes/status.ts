@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { invocationConfigArgument } from '../../config/invocation';
 import { AppError } from '../../errors';
 import { storedBody } from '../../store/queries';
 import type { AdminDeps } from '../deps';
