@@ -63,7 +63,8 @@ describe('activity: who did what', { timeout: 120_000 }, async () => {
     fs.writeFileSync(configFile, JSON.stringify({ dataDir: t.config.dataDir }));
     const text = spawnSync(process.execPath, [BIN, 'audit', '--config', configFile], { encoding: 'utf8' });
     assert.equal(text.status, 0, text.stderr);
-    assert.match(text.stdout, new RegExp(`^Audit log of ${t.config.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(newest first\\):`));
+    assert.ok(text.stdout.includes(t.config.dataDir), 'the data folder is named');
+    assert.match(text.stdout, /\nAudit log \(newest first\):\n/);
     assert.match(text.stdout, new RegExp(`${NAME} \\(status window on [^)]+\\): Resumed applying updates\\.`));
     const json = JSON.parse(spawnSync(process.execPath, [BIN, 'audit', '--json', '--limit', '2', '--config', configFile], { encoding: 'utf8' }).stdout) as { records: { person: string; action: string; text: string }[] };
     assert.deepEqual(json.records.map((r) => [r.person, r.action]), [[NAME, 'resume'], [NAME, 'pause']]);

@@ -21,7 +21,7 @@ export const audit: Command = {
       const records = auditRecords(core.agentDb, { limit, since: since ?? null }).map((r) => ({ ...r, person: actorPerson(r.actor), text: auditSentence(r) }));
       if (ctx.json) ctx.printJson({ dataDir: core.config.dataDir, records });
       else {
-        ctx.out(`Audit log of ${core.config.dataDir} (newest first):`);
+        ctx.out('Audit log (newest first):');
         if (records.length === 0) ctx.out('  nothing recorded yet');
         for (const r of records) ctx.out(`  ${timeWithZone(r.at)}  ${r.actor}: ${r.text}`);
       }
