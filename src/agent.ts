@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import type { Config } from './config/schema';
+import { sitePolicyOf, type Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
@@ -7,7 +7,7 @@ import { sweepBodyFiles } from './store/body-files';
 import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
-import type { AppliedUpdate } from './sync/applier';
+import type { AppliedUpdate, ApplyProgress } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
 import { RefusalCounter } from './webhook/refusals';
 import { ReceiverHost } from './webhook/receiver-host';
@@ -52,15 +52,23 @@ export class Agent {
     this.refusals = new RefusalCounter(log);
     this.inbox = new InboxHost({ dataDir: config.dataDir, quarantine: quarantineBudget(config) }, log);
     this.applier = new ApplierHost(
-      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority },
+      { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority, site: sitePolicyOf(config) },
       log,
       {
         applied: (u) => {
+          this.progress = null;
           this.core.logApplied(u);
           for (const listener of this.appliedListeners) listener(u);
         },
-        failed: (locationId, inboxId, message) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`),
+        failed: (locationId, inboxId, message) => {
+          this.progress = null;
+          log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`);
+        },
         reconciled: (inboxId) => log.warn(`update #${inboxId} was applied to the till before a stop; its inbox record is now complete`),
+        progress: (p) => {
+          this.progress = p.done >= p.total ? null : p;
+          for (const listener of this.progressListeners) listener(p);
+        },
       },
     );
   }
@@ -102,6 +110,15 @@ export class Agent {
   /** Has the webhook's listener answer GET /metrics by forwarding to the status window's server on `adminPort` (null: stop; metrics.throughTunnel). */
   async forwardMetrics(adminPort: number | null): Promise<void> {
     await this.receiver?.setMetricsTarget(adminPort);
+  }
+
+  /** The apply under way (items written of its total), null between applies. */
+  private progress: ApplyProgress | null = null;
+  /** Told of each progress report of the applier thread (an import prints them). */
+  readonly progressListeners = new Set<(p: ApplyProgress) => void>();
+
+  get applyProgress(): ApplyProgress | null {
+    return this.progress;
   }
 
   /** A started service by name (the admin UI finds the staff service this way). */
@@ -152,8 +169,8 @@ export class Agent {
   }
 
   /** Pause applying (deliveries are still stored and acknowledged); resume picks up where it was. */
-  setPaused(paused: boolean, actor = 'operator'): void {
-    if (!this.core.setPaused(paused, actor)) return;
+  setPaused(paused: boolean, actor = 'operator', reason: string | null = null): void {
+    if (!this.core.setPaused(paused, actor, reason)) return;
     this.log.info(paused ? `applying updates paused by ${actor}` : `applying updates resumed by ${actor}`);
     this.scheduleDrain();
   }

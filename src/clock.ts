@@ -1,8 +1,10 @@
 /**
- * Clock and timezone checks. The till's "today" comes from the machine's clock and timezone (the POS
- * views use SQLite's date('now', 'localtime')), while the dates in updates are local to the location:
- * a wrong clock or a machine set to another timezone shifts which prices the till charges. Pure
- * functions here; ClockWatch collects what the HTTP clients observe.
+ * Clock and timezone checks (src/domain/today.ts says what "today" is). The till's _today views take
+ * each location's date from this PC's clock in UTC and the location's timezone, so a wrong clock
+ * shifts which prices the till charges; the PC's timezone does not, and is only worth a note when it
+ * shows another local time than the site's one timezone right now (a till or report that takes its
+ * date from the PC's own clock would then be a day out around midnight). Pure functions here;
+ * ClockWatch collects what the HTTP clients observe.
  */
 
 import { timeWithZone } from './domain/local-time';
@@ -51,21 +53,15 @@ export interface TimezoneMismatch {
 }
 
 /**
- * Whether the machine's timezone keeps the same local time as the location's over the coming year
- * (checked now and then every 24 hours, so a different DST rule is caught too). Another name with
- * the same offsets all year (Europe/Dublin for Europe/London) is not a mismatch.
+ * Whether the machine's timezone shows another local time than the location's now. Only now: a UTC
+ * machine in November shows London's time, and the views follow the location whatever the machine's
+ * timezone, so a difference due in the summer is nothing to act on today (it is noted when it comes).
  */
 export function timezoneMismatch(machineTimezone: string, locationTimezone: string, now: Date): TimezoneMismatch | null {
-  const instants = [now];
-  for (let day = 1; day <= 366; day++) instants.push(new Date(now.getTime() + day * 86_400_000));
-  for (const at of instants) {
-    const machine = utcOffsetMinutes(machineTimezone, at);
-    const location = utcOffsetMinutes(locationTimezone, at);
-    if (machine !== location) {
-      return { locationTimezone, machineTimezone, differsAt: at.toISOString(), locationOffsetMinutes: location, machineOffsetMinutes: machine };
-    }
-  }
-  return null;
+  const machine = utcOffsetMinutes(machineTimezone, now);
+  const location = utcOffsetMinutes(locationTimezone, now);
+  if (machine === location) return null;
+  return { locationTimezone, machineTimezone, differsAt: now.toISOString(), locationOffsetMinutes: location, machineOffsetMinutes: machine };
 }
 
 export function machineTimezone(): string {
@@ -80,8 +76,8 @@ export function describeSkew(o: SkewObservation): string {
 
 export function describeMismatch(m: TimezoneMismatch): string {
   const fmt = (min: number): string => `UTC${min >= 0 ? '+' : '-'}${String(Math.floor(Math.abs(min) / 60)).padStart(2, '0')}:${String(Math.abs(min) % 60).padStart(2, '0')}`;
-  return `the machine's timezone ${m.machineTimezone} (${fmt(m.machineOffsetMinutes)}) differs from the location's ${m.locationTimezone} ` +
-    `(${fmt(m.locationOffsetMinutes)} at ${timeWithZone(m.differsAt)}): the POS views' "today" follows the location, but a till or report that takes the date from this PC's clock would use the wrong day, so set the machine to ${m.locationTimezone}`;
+  return `this PC's timezone ${m.machineTimezone} (${fmt(m.machineOffsetMinutes)}) shows another local time than the location's ${m.locationTimezone} ` +
+    `(${fmt(m.locationOffsetMinutes)}) now: the till's _today views still follow the location; only a till or report that takes its date from this PC's own clock would be a day out around midnight, so if yours does, set this PC to ${m.locationTimezone}`;
 }
 
 /**

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Config } from './config/schema';
+import { sitePolicyOf, type Config } from './config/schema';
 import { todayIn, type IsoDate } from './domain/dates';
 import { cachedLocationTimezone, locationDescription } from './employees/locations';
 import { AppError } from './errors';
 import type { Logger } from './log';
-import { Applier, type AppliedUpdate } from './sync/applier';
+import { Applier, type AppliedUpdate, type ApplyProgress } from './sync/applier';
 import { preparedStatement, type Db } from './store/database';
 import { Inbox, quarantineBudget, quarantineLimits, type ReceiptOutcome } from './store/inbox';
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
@@ -39,6 +39,8 @@ export interface CoreOptions {
 export class AgentCore {
   readonly store: StoreConnections;
   readonly inbox: Inbox;
+  /** Told of the in-process applier's progress (items written of the total), e.g. by `import`. */
+  readonly progressListeners = new Set<(p: ApplyProgress) => void>();
   /** Null when another thread applies (see CoreOptions). */
   readonly applier: Applier | null;
 
@@ -66,9 +68,14 @@ export class AgentCore {
           {
             applied: (u) => this.logApplied(u),
             failed: (locationId, inboxId, err) => log.error(`applying update #${inboxId} for location ${locationId} failed; will retry:`, err),
+            progress: (p) => {
+              for (const listener of this.progressListeners) listener(p);
+            },
           },
           config.sync.baselineSettleSeconds * 1000,
           (locationId) => configuredTimezone(config, locationId),
+          Date.now,
+          sitePolicyOf(config),
         )
       : null;
   }
@@ -112,8 +119,8 @@ export class AgentCore {
     return pauseState(this.store.agent);
   }
 
-  setPaused(paused: boolean, actor: string): boolean {
-    return setPaused(this.store.agent, paused, actor);
+  setPaused(paused: boolean, actor: string, reason: string | null = null): boolean {
+    return setPaused(this.store.agent, paused, actor, new Date(), reason);
   }
 
   private requireApplier(): Applier {
@@ -172,7 +179,7 @@ export class AgentCore {
    * `locations.<id>.name`, else the Description the employee interface's Locations list gives.
    */
   status(): LocationStatus[] {
-    return locationStatuses(this.store.till, this.store.agent, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000).map((s) => ({
+    return locationStatuses(this.store.till, this.store.agent, this.config.sync.baseline, this.config.sync.baselineSettleSeconds * 1000, Date.now(), sitePolicyOf(this.config)).map((s) => ({
       ...s,
       locationName: s.locationName ?? this.config.locations[String(s.locationId)]?.name ?? locationDescription(this.store.staff, s.locationId),
     }));

@@ -16,6 +16,12 @@ export class ApiError extends Error {
 }
 
 let csrf: { header: string; token: string } | null = null;
+/** The person using the window (asked once per window session): sent with every change for the audit log. */
+let person: string | null = null;
+
+export function setPerson(name: string | null): void {
+  person = name;
+}
 let onUnauthorised: (() => void) | null = null;
 
 export function whenUnauthorised(fn: () => void): void {
@@ -111,7 +117,7 @@ export async function send<T>(method: 'POST' | 'PUT', path: string, body: unknow
   const res = await fetch(path, {
     method,
     credentials: 'omit',
-    headers: { 'content-type': contentType, accept: 'application/json', [csrf.header]: csrf.token, ...authHeaders() },
+    headers: { 'content-type': contentType, accept: 'application/json', [csrf.header]: csrf.token, ...authHeaders(), ...(person ? { 'x-operator-name': encodeURIComponent(person) } : {}) },
     body: contentType === 'application/json' ? JSON.stringify(body) : (body as BodyInit),
   });
   return handle<T>(res);

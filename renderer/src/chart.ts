@@ -30,6 +30,15 @@ export class DeliveriesChart {
       this.totals,
       h('details', {}, h('summary', {}, 'Show as a table'), this.tableHolder),
     );
+    // The window reflows (down to 800x600): the plot follows its holder's width.
+    new ResizeObserver(() => {
+      const width = this.plotWidth();
+      if (this.plot && Math.abs(this.plot.width - width) > 1) this.plot.setSize({ width, height: 220 });
+    }).observe(this.plotHolder);
+  }
+
+  private plotWidth(): number {
+    return Math.max(280, Math.min(1200, this.plotHolder.clientWidth || 900));
   }
 
   async refresh(): Promise<void> {
@@ -55,7 +64,7 @@ export class DeliveriesChart {
       this.plot.setData(data);
       return;
     }
-    const width = Math.max(320, Math.min(1200, this.plotHolder.clientWidth || 900));
+    const width = this.plotWidth();
     const bars = uPlot.paths.bars!({ size: [0.35, 28], align: -1 });
     const barsRight = uPlot.paths.bars!({ size: [0.35, 28], align: 1 });
     this.plot = new uPlot(

@@ -1,18 +1,19 @@
 import '../styles.css';
 import { ApiError, errorText, get, openEvents, send, startSession, whenUnauthorised, type Session } from './api';
 import { DeliveriesChart } from './chart';
+import { ActivityView, askPerson } from './activity';
 import { ComingUpView } from './coming-up';
 import { DeliveriesView } from './deliveries';
 import { byId, h, replace, toast } from './dom';
 import { SettingsView } from './settings';
 import { StaffView } from './staff';
-import { renderHeader, renderStatus, summaryOf } from './status';
+import { renderHeader, renderStatus, summaryOf, type Reachability } from './status';
 import { TillView } from './till';
 import type { StatusResponse } from './types';
 import { cliCommand, setCliConfigArgument } from './cli';
 
-type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'settings';
-const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'settings'];
+type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'activity' | 'settings';
+const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'activity', 'settings'];
 
 class App {
   private current: TabName = 'status';
@@ -22,7 +23,10 @@ class App {
   private readonly comingUp = new ComingUpView();
   private readonly staff = new StaffView();
   private readonly settings = new SettingsView();
+  private readonly activity = new ActivityView();
   private status: StatusResponse | null = null;
+  /** Whether the agent answered the last status request, and since when it has not. */
+  private reach: Reachability = { reachable: true };
   private refreshing = false;
   private again = false;
 
@@ -33,6 +37,7 @@ class App {
     byId('panel-coming').append(this.comingUp.element);
     byId('panel-staff').append(this.staff.element);
     byId('panel-settings').append(this.settings.element);
+    byId('panel-activity').append(this.activity.element);
     this.setUpTabs();
     byId('pause-button').addEventListener('click', () => void this.togglePause());
   }
@@ -89,19 +94,53 @@ class App {
     try {
       this.status = await get<StatusResponse>('/api/status');
       setCliConfigArgument(this.status.cliConfigArgument);
-      const summary = summaryOf(this.status);
-      renderHeader(this.status, summary);
-      this.till.setLocations(this.status.locations);
-      this.comingUp.setLocations(this.status.locations);
+      this.reach = { reachable: true };
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return;
+      // Storage failing answers 503 storage_unavailable: the agent runs but cannot use its files.
+      if (err instanceof ApiError && err.id === 'storage_unavailable') this.reach = { reachable: true, storageError: err.message };
+      else this.reach = { reachable: false, since: this.reach.reachable ? new Date().toISOString() : (this.reach.since ?? null), why: errorText(err) };
+    }
+    const status: StatusResponse = this.status ?? { generatedAt: new Date().toISOString(), paused: false, gapAlertMinutes: 30, baselineSettleSeconds: 60, locations: [], alerts: [] };
+    const summary = summaryOf(status, this.reach);
+    renderHeader(status, summary);
+    this.setActionsEnabled(summary.actionsEnabled);
+    if (!this.reach.reachable || this.reach.storageError) {
+      if (this.current === 'status' && this.status) renderStatus(byId('panel-status'), status, summary, () => void this.refresh(), () => this.openOperations());
+      this.setActionsEnabled(summary.actionsEnabled);
+      return;
+    }
+    try {
+      this.till.setLocations(status.locations);
+      this.comingUp.setLocations(status.locations);
       if (this.current === 'status') {
-        renderStatus(byId('panel-status'), this.status, summary, () => void this.refresh(), () => this.openOperations());
+        renderStatus(byId('panel-status'), status, summary, () => void this.refresh(), () => this.openOperations());
         await this.chart.refresh();
       } else if (this.current === 'deliveries') await this.deliveries.refresh();
       else if (this.current === 'settings') await this.settings.refresh();
       else if (this.current === 'staff') await this.staff.refresh();
       else if (this.current === 'coming') await this.comingUp.refresh();
+      else if (this.current === 'activity') await this.activity.refresh();
     } catch (err) {
-      byId('summary-text').textContent = `Cannot read the agent's status: ${errorText(err)}`;
+      toast(`Cannot read this view: ${errorText(err)}`, 'error');
+    }
+  }
+
+  /**
+   * While the agent cannot be reached, every action (buttons, fields) is disabled; moving between
+   * tabs and opening details still work. Views rebuilt after it is back are enabled again.
+   */
+  private setActionsEnabled(enabled: boolean): void {
+    document.documentElement.dataset.agent = enabled ? 'reachable' : 'unreachable';
+    const controls = document.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('#pause-button, main button, main input, main select, main textarea');
+    for (const c of controls) {
+      if (!enabled && !c.disabled) {
+        c.disabled = true;
+        c.dataset.offlineDisabled = 'true';
+      } else if (enabled && c.dataset.offlineDisabled) {
+        c.disabled = false;
+        delete c.dataset.offlineDisabled;
+      }
     }
   }
 
@@ -136,9 +175,15 @@ class App {
       live: (up) => {
         live.textContent = up ? 'Live' : 'Reconnecting…';
         live.className = up ? 'live live-on' : 'live live-off';
+        // A lost stream may mean the agent stopped: find out now, not at the next slow poll.
+        if (!up) soon();
       },
     });
+    // The slow poll; while the agent cannot be reached, every few seconds, to notice its return.
     window.setInterval(() => void this.refresh(), 30_000);
+    window.setInterval(() => {
+      if (!this.reach.reachable) void this.refresh();
+    }, 3_000);
   }
 }
 
@@ -159,6 +204,7 @@ async function boot(): Promise<void> {
   try {
     const session = await startSession();
     const app = new App(session);
+    askPerson();
     app.listen();
     document.documentElement.dataset.ready = 'true';
   } catch (err) {

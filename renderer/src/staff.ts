@@ -5,6 +5,11 @@ import { ago, h, replace, shortTime, toast } from './dom';
 import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffSummary as Summary } from '../../src/employees/model';
 import { plainServiceProblem } from '../../src/domain/wording';
 
+/** Expired, or ending today (the severity model counts it red: src/admin/summary.ts staffSeverityOf). */
+function isExpired(r: Residency): boolean {
+  return r.warning !== null && r.daysToExpiry !== null && r.daysToExpiry <= 0;
+}
+
 /** The person card the admin API builds from the staff lookups (src/admin/server.ts). */
 interface Card {
   readonly employeeId: number;
@@ -118,14 +123,29 @@ export class StaffView {
       replace(this.warnings);
       return;
     }
+    // Expired (or ending today) needs a person now: red and open. Ending soon: amber, folded.
+    const expired = list.filter((w) => isExpired(w.residency));
+    const soon = list.filter((w) => !isExpired(w.residency));
+    const item = (w: { employee: Summary; residency: Residency }): HTMLElement =>
+      h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => void this.open(w.employee.employeeId) }, w.employee.name), `: ${w.residency.warning ?? ''}`);
     replace(
       this.warnings,
-      h(
-        'details',
-        { class: 'card', id: 'residency-warnings' },
-        h('summary', {}, `${state.residencyWarningCount ?? list.length} right-to-work permission${list.length === 1 ? '' : 's'} expiring soon or expired`),
-        h('ul', {}, ...list.map((w) => h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => void this.open(w.employee.employeeId) }, w.employee.name), `: ${w.residency.warning ?? ''}`))),
-      ),
+      expired.length === 0
+        ? null
+        : h(
+            'details',
+            { class: 'card card-red', id: 'residency-expired', open: 'open' },
+            h('summary', {}, h('span', { class: 'badge badge-red' }, 'Attention'), ` ${expired.length} right-to-work permission${expired.length === 1 ? ' has' : 's have'} expired or end${expired.length === 1 ? 's' : ''} today — this person may not work until it is renewed`),
+            h('ul', {}, ...expired.map(item)),
+          ),
+      soon.length === 0
+        ? null
+        : h(
+            'details',
+            { class: 'card card-amber', id: 'residency-warnings' },
+            h('summary', {}, h('span', { class: 'badge badge-amber' }, 'Check'), ` ${soon.length} right-to-work permission${soon.length === 1 ? '' : 's'} expiring soon`),
+            h('ul', {}, ...soon.map(item)),
+          ),
     );
   }
 
@@ -197,8 +217,19 @@ export class StaffView {
       h(
         'article',
         { class: 'card', 'aria-labelledby': 'staff-name' },
-        h('header', { class: 'card-head' }, h('h2', { id: 'staff-name' }, c.name), c.former ? h('span', { class: 'badge badge-amber' }, 'Former employee') : h('span', { class: 'badge badge-green' }, 'Current')),
-        c.residency.warning ? h('p', { class: 'warn', id: 'residency-warning' }, h('strong', {}, 'Right to work: '), c.residency.warning, '.') : null,
+        h(
+          'header',
+          { class: 'card-head' },
+          h('h2', { id: 'staff-name' }, c.name),
+          c.former
+            ? h('span', { class: 'badge badge-amber' }, 'Former employee')
+            : isExpired(c.residency)
+              ? h('span', { class: 'badge badge-red' }, 'Right to work expired')
+              : h('span', { class: 'badge badge-green' }, 'Current'),
+        ),
+        c.residency.warning
+          ? h('p', { class: isExpired(c.residency) ? 'error' : 'warn', id: 'residency-warning', 'data-expired': String(isExpired(c.residency)) }, h('strong', {}, 'Right to work: '), c.residency.warning, '.')
+          : null,
         h(
           'dl',
           { class: 'facts' },

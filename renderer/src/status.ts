@@ -1,4 +1,5 @@
-import { summarise, locationLabel, type Light, type OperationsAlert, type Summary } from '../../src/admin/summary';
+import { locationLabel, severityOf, type Light, type OperationsAlert, type Summary } from '../../src/admin/summary';
+import { gapsOf } from '../../src/domain/severity';
 import { formatUpdateName } from '../../src/domain/update-name';
 import { errorText, send } from './api';
 import { ConflictsView } from './conflicts';
@@ -8,21 +9,21 @@ import { cliCommand } from './cli';
 
 const LIGHT_LABEL: Record<Light, string> = { green: 'Up to date', amber: 'Check', red: 'Attention' };
 
-export function lightBadge(light: Light): HTMLElement {
-  return h('span', { class: `badge badge-${light}` }, h('span', { class: `light light-${light}`, 'aria-hidden': 'true' }), LIGHT_LABEL[light]);
+export function lightBadge(light: Light, label: string = LIGHT_LABEL[light]): HTMLElement {
+  return h('span', { class: `badge badge-${light}` }, h('span', { class: `light light-${light}`, 'aria-hidden': 'true' }), label);
 }
 
-export function summaryOf(status: StatusResponse): Summary {
-  return summarise(status.locations, {
-    now: new Date(),
-    paused: status.paused,
-    pausedBy: status.pausedBy ?? null,
-    pausedAt: status.pausedAt ?? null,
-    gapAlertMinutes: status.gapAlertMinutes,
-    baselineSettleSeconds: status.baselineSettleSeconds,
-    alerts: status.alerts ?? [],
-    formatTime: (iso) => shortTime(iso),
-  });
+/** Whether the agent answers, as the window last saw it (set by main.ts from its requests). */
+export interface Reachability {
+  readonly reachable: boolean;
+  readonly since?: string | null;
+  readonly why?: string | null;
+  readonly storageError?: string | null;
+}
+
+/** The severity model over the last status read (src/domain/severity.ts decides; this only renders). */
+export function summaryOf(status: StatusResponse, reach: Reachability = { reachable: true }): Summary {
+  return severityOf(status, new Date(), (iso) => shortTime(iso), reach);
 }
 
 /** The bar at the top: light, label and headline, and the pause button's state. */
@@ -30,14 +31,35 @@ export function renderHeader(status: StatusResponse, summary: Summary): void {
   byId('summary-light').className = `light light-${summary.light}`;
   const label = byId('summary-label');
   label.className = `badge badge-${summary.light}`;
-  label.textContent = LIGHT_LABEL[summary.light];
+  label.textContent = summary.label;
   const text = byId('summary-text');
   text.textContent = summary.headline;
   // The headline can be long (an operations problem comes first); the whole of it stays readable on hover.
-  text.title = summary.headline;
+  text.title = summary.reasons.map((r) => r.text).join('\n') || summary.headline;
+  document.documentElement.dataset.light = summary.light;
   const pause = byId<HTMLButtonElement>('pause-button');
   pause.textContent = status.paused ? 'Resume applying' : 'Pause applying';
   pause.setAttribute('aria-pressed', String(status.paused));
+}
+
+/** Every reason for the light, worst first, when there is more than the headline says. */
+function reasonList(summary: Summary): HTMLElement {
+  const list = h('ul', { id: 'reasons', class: 'reasons' }, ...summary.reasons.map((r) => h('li', { class: `reason reason-${r.light}`, 'data-reason': r.id }, lightBadge(r.light), ' ', r.text)));
+  if (summary.reasons.length < 2) list.hidden = true;
+  return list;
+}
+
+/** The apply under way, as a progress bar (the applier reports items written of the total). */
+function progressBar(status: StatusResponse): HTMLElement {
+  const p = status.applying;
+  if (!p) return h('div', { id: 'apply-progress', hidden: 'hidden' });
+  const label = `Applying update ${p.changeSequence} for location ${p.locationId}: ${p.done.toLocaleString('en-GB')} of ${p.total.toLocaleString('en-GB')} items`;
+  return h(
+    'div',
+    { id: 'apply-progress', class: 'apply-progress' },
+    h('label', { for: 'apply-progress-bar' }, label),
+    h('progress', { id: 'apply-progress-bar', max: String(Math.max(1, p.total)), value: String(p.done) }, label),
+  );
 }
 
 /**
@@ -100,21 +122,47 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
   const banners = alertBanners(summary.alerts, openOperations);
   const cards: Child[] = status.locations.map((l) => locationCard(l, summary.locations.find((s) => s.locationId === l.locationId)!, refresh));
   const list = h('div', { class: 'cards', id: 'location-cards' }, ...cards);
-  if (status.locations.length === 0) {
+  for (const n of status.neverReceived ?? []) list.append(neverReceivedCard(n));
+  if (status.locations.length === 0 && (status.neverReceived ?? []).length === 0) {
     list.append(h('p', { class: 'empty' }, 'No update has been received yet. Give head office the webhook address shown under Settings.'));
   }
   // The chart keeps its element across refreshes (uPlot owns it); only the location cards are rebuilt.
   const existing = container.querySelector('#location-cards');
   const refusals = refusalLine(status);
+  const reasons = reasonList(summary);
+  const progress = progressBar(status);
   if (existing) {
+    container.querySelector('#reasons')?.replaceWith(reasons);
+    container.querySelector('#apply-progress')?.replaceWith(progress);
     container.querySelector('#ops-alerts')?.replaceWith(banners);
     existing.replaceWith(list);
     container.querySelector('#refusals')?.replaceWith(refusals);
-  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), banners, conflictsView.element, list, refusals, chartHolder);
+  } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), reasons, progress, banners, conflictsView.element, list, refusals, chartHolder);
 }
+
+/** A configured location that has never received anything: shown, so a wrong LocationID is noticed. */
+function neverReceivedCard(n: { locationId: number; name: string | null }): HTMLElement {
+  const headingId = `loc-${n.locationId}`;
+  return h(
+    'article',
+    { class: 'card card-amber', 'aria-labelledby': headingId, 'data-location': n.locationId, 'data-never-received': 'true' },
+    h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel({ locationId: n.locationId, locationName: n.name })), lightBadge('amber', 'Nothing received')),
+    h('ul', { class: 'lines' }, h('li', {}, 'Configured for this site, but head office has never sent an update for it. Check that head office sends to this LocationID.')),
+  );
+}
+
+const WHY: Record<StatusLocation['waiting'][number]['reason'], string> = {
+  queued: 'queued: applied in turn',
+  waiting: 'an earlier update has not arrived',
+  fork: 'continues a different chain',
+  settling: 'new location: waiting for the first publication',
+  'needs-adoption': 'first update: needs acceptance',
+  'not-for-site': 'not for this site: stored, not applied',
+};
 
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {
   const headingId = `loc-${l.locationId}`;
+  const gaps = gapsOf(l);
   const facts = h(
     'dl',
     { class: 'facts' },
@@ -124,33 +172,61 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
     h('dd', {}, l.lastAppliedAt ? h('time', { datetime: l.lastAppliedAt, title: fullTime(l.lastAppliedAt) }, `${shortTime(l.lastAppliedAt)} (${ago(l.lastAppliedAt)})`) : '—'),
     h('dt', {}, 'Currency'),
     h('dd', {}, l.currency ?? '—'),
-    h('dt', {}, 'Updates waiting'),
+    h('dt', {}, 'Updates not applied yet'),
     h('dd', {}, String(l.waiting.length)),
+    ...(gaps.length > 0 ? [h('dt', {}, 'Missing'), h('dd', { 'data-missing': gaps.map((g) => g.missing).join(' ') }, gaps.map((g) => `update ${g.missing} (since ${shortTime(g.since)})`).join(', '))] : []),
   );
   const lines = h('ul', { class: 'lines' }, ...s.lines.map((line) => h('li', {}, line)));
+  // Force-apply is offered where a person may need it: past a gap, a fork, a first update to accept, or
+  // (support's call) a new location's first update adopted before the settle window ends.
+  const forceable = (w: StatusLocation['waiting'][number]): boolean => w.reason === 'waiting' || w.reason === 'fork' || w.reason === 'needs-adoption' || w.reason === 'settling';
   const waiting =
     l.waiting.length === 0
       ? null
       : h(
-          'table',
-          { class: 'data' },
-          h('caption', {}, 'Updates waiting'),
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Update'), h('th', { scope: 'col' }, 'Waits for'), h('th', { scope: 'col' }, 'Received'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
+          'details',
+          { class: 'waiting', ...(l.waiting.some(forceable) ? { open: 'open' } : {}) },
+          h('summary', {}, `Updates not applied yet (${l.waiting.length})`),
           h(
-            'tbody',
-            {},
-            ...l.waiting.map((w) =>
+            'div',
+            { class: 'table-scroll' },
+            h(
+              'table',
+              { class: 'data' },
+              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Update'), h('th', { scope: 'col' }, 'Follows'), h('th', { scope: 'col' }, 'Received'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
               h(
-                'tr',
+                'tbody',
                 {},
-                h('td', {}, String(w.changeSequence)),
-                h('td', {}, w.waitingFor === null ? '—' : `update ${w.waitingFor}`),
-                h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
-                h('td', {}, w.reason === 'waiting' ? 'its parent has not arrived' : w.reason === 'fork' ? 'continues a different chain' : w.reason === 'settling' ? 'new location: waiting for the first publication' : 'first update: needs acceptance'),
-                h('td', {}, h('button', { type: 'button', class: 'secondary small', 'data-update': formatUpdateName(l.locationId, w.changeSequence), onclick: () => void forceApply(l, w.changeSequence, refresh) }, `Force apply update ${w.changeSequence} for location ${l.locationId}…`)),
+                ...l.waiting.slice(0, 50).map((w) =>
+                  h(
+                    'tr',
+                    { 'data-reason': w.reason },
+                    h('td', {}, String(w.changeSequence)),
+                    h('td', {}, `update ${w.parentChangeSequence}`),
+                    h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
+                    h('td', {}, w.reason === 'waiting' && w.missing !== null ? `update ${w.missing} has not arrived` : WHY[w.reason]),
+                    h(
+                      'td',
+                      {},
+                      forceable(w)
+                        ? h('button', { type: 'button', class: 'secondary small action', 'data-update': formatUpdateName(l.locationId, w.changeSequence), onclick: () => void forceApply(l, w.changeSequence, refresh) }, `Force apply update ${w.changeSequence} for location ${l.locationId}…`)
+                        : null,
+                    ),
+                  ),
+                ),
               ),
             ),
           ),
+          l.waiting.length > 50 ? h('p', { class: 'muted' }, `and ${l.waiting.length - 50} more`) : null,
+        );
+  const notApplied =
+    l.notAppliedCount === 0
+      ? null
+      : h(
+          'details',
+          { class: 'not-applied' },
+          h('summary', {}, `Not applied, by design (${l.notAppliedCount})`),
+          h('ul', {}, ...l.notApplied.map((n) => h('li', { 'data-update': formatUpdateName(l.locationId, n.changeSequence) }, h('strong', {}, `Update ${n.changeSequence}`), ` (received ${shortTime(n.receivedAt)}): ${n.why}`))),
         );
   const warnings =
     l.recentWarnings.length === 0
@@ -160,15 +236,16 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
           { class: 'warnings' },
           h('summary', {}, `${l.warnings} warning${l.warnings === 1 ? '' : 's'} from applied updates`),
           h('ul', {}, ...l.recentWarnings.map((w) => h('li', {}, h('strong', {}, `Update ${w.changeSequence}, ${w.path}: `), w.message))),
-          h('button', { type: 'button', class: 'secondary small', onclick: () => void acknowledge(l, refresh) }, 'Mark warnings as seen'),
+          h('button', { type: 'button', class: 'secondary small action', onclick: () => void acknowledge(l, refresh) }, 'Mark warnings as seen'),
         );
   return h(
     'article',
-    { class: `card card-${s.light}`, 'aria-labelledby': headingId, 'data-location': l.locationId },
-    h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel(l)), lightBadge(s.light)),
+    { class: `card card-${s.light}`, 'aria-labelledby': headingId, 'data-location': l.locationId, 'data-site-role': l.siteRole },
+    h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel(l)), lightBadge(s.light, s.label)),
     lines,
     facts,
     waiting,
+    notApplied,
     warnings,
   );
 }

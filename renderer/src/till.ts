@@ -13,7 +13,9 @@ export class TillView {
 
   constructor() {
     this.plu = h('input', { id: 'till-plu', name: 'plu', type: 'text', inputmode: 'numeric', autocomplete: 'off', required: true, maxlength: 64, size: 10 });
-    this.date = h('input', { id: 'till-date', name: 'date', type: 'date' });
+    // Text as YYYY-MM-DD, the form the till and the CLI use: a date picker shows the browser's own
+    // order (mm/dd/yyyy on an en-US Windows), which reads wrongly next to the dates in the answers.
+    this.date = h('input', { id: 'till-date', name: 'date', type: 'text', inputmode: 'numeric', placeholder: 'YYYY-MM-DD', maxlength: 10, size: 11, 'aria-describedby': 'till-date-hint' });
     this.location = h('select', { id: 'till-location', name: 'location' }, h('option', { value: '' }, 'All locations'));
     this.results = h('div', { id: 'till-results', 'aria-live': 'polite' });
     const form = h(
@@ -23,6 +25,7 @@ export class TillView {
       this.plu,
       h('label', { for: 'till-date' }, 'Date (optional, default today)'),
       this.date,
+      h('span', { id: 'till-date-hint', class: 'muted' }, 'as YYYY-MM-DD'),
       h('label', { for: 'till-location' }, 'Location'),
       this.location,
       h('button', { type: 'submit', class: 'primary' }, 'Look up'),
@@ -53,9 +56,15 @@ export class TillView {
       this.plu.focus();
       return;
     }
+    const date = this.date.value.trim();
+    if (date !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+      replace(this.results, h('p', { class: 'error', id: 'till-date-error' }, `Write the date as YYYY-MM-DD (for example ${new Date().toISOString().slice(0, 10)}), or leave it empty for today.`));
+      this.date.focus();
+      return;
+    }
     replace(this.results, h('p', { class: 'muted' }, 'Looking up…'));
     try {
-      const answer = await get<{ date: string; items: TillAnswer[] }>('/api/lookup', { plu, date: this.date.value, location: this.location.value });
+      const answer = await get<{ date: string; items: TillAnswer[] }>('/api/lookup', { plu, date, location: this.location.value });
       this.show(plu, answer);
     } catch (err) {
       replace(this.results, h('p', { class: 'error' }, errorText(err)));
@@ -69,7 +78,10 @@ export class TillView {
     }
     replace(
       this.results,
-      h('p', { class: 'muted' }, `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu} on ${answer.date}:`),
+      h('p', { class: 'muted', id: 'till-count' }, `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu} on ${answer.date}:`),
+      answer.items.length > 1
+        ? h('p', { class: 'muted', id: 'till-plu-repeats' }, `PLUs can repeat: these ${answer.items.length} items share PLU ${plu} (at different locations, or as different items of one menu). The till tells them apart by location and item ID; each is shown with its own prices.`)
+        : null,
       ...answer.items.map((item) => this.itemCard(item, item.date ?? answer.date)),
     );
   }

@@ -1,27 +1,11 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
-import type { OperationsAlert, StatusLocation } from '../../src/admin/summary';
+import type { OperationsAlert, StatusLocation, StatusReply } from '../../src/admin/summary';
 import type { ComingUpReply, DeliveryRow, TillAnswer, UpcomingChange } from '../../src/store/read-models';
-import type { RefusalSnapshot } from '../../src/webhook/refusals';
 
 export type { ComingUpReply, DeliveryRow, OperationsAlert, StatusLocation, TillAnswer, UpcomingChange };
 
-export interface StatusResponse {
-  readonly generatedAt: string;
-  readonly paused: boolean;
-  /** Who paused and when (null when never paused). */
-  readonly pausedBy?: string | null;
-  readonly pausedAt?: string | null;
-  readonly gapAlertMinutes: number;
-  /** The ` --config FILE` a command needs to reach this agent ('' when none is needed). */
-  readonly cliConfigArgument?: string;
-  /** sync.baselineSettleSeconds: how long a new location's first deliveries are collected. */
-  readonly baselineSettleSeconds: number;
-  readonly locations: StatusLocation[];
-  /** Refused webhook calls per reason (src/webhook/refusals.ts). */
-  readonly refusals?: RefusalSnapshot;
-  /** Banners from the operations services (tunnel, disk, clock, backups). */
-  readonly alerts: OperationsAlert[];
-}
+/** GET /api/status (src/admin/summary.ts). */
+export type StatusResponse = StatusReply;
 
 export interface DailyStats {
   readonly timeZone: string;

@@ -8,7 +8,9 @@ import { errorMiddleware, notFound } from '../http/errors';
 import { tokenReader, type AdminDeps } from './deps';
 import { accessRoutes } from './routes/access';
 import { changesRoutes } from './routes/changes';
-import { jsonBody, windowActor } from './routes/common';
+import { jsonBody, windowActor, windowActorForLog } from './routes/common';
+import { auditRoutes } from './routes/audit';
+import { audit } from '../store/audit';
 import { eventsRoutes } from './routes/events';
 import { metricsRoutes } from './routes/metrics';
 import { panelsRoutes } from './routes/panels';
@@ -44,7 +46,15 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
 
   // The scraper's own credential, checked before (and instead of) the window's session.
   if (deps.metrics) app.use(metricsRoutes(deps.metrics, port));
-  app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours, usedCodesFile: UsedLoginCodes.fileIn(agent.config.dataDir) }));
+  // A sign-in is audited (Activity); the person's name is asked by the window afterwards.
+  const onLogin = (): void => {
+    try {
+      audit(agent.core.agentDb, windowActorForLog(), 'login');
+    } catch (err) {
+      log.error('audit of a sign-in:', err);
+    }
+  };
+  app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours, usedCodesFile: UsedLoginCodes.fileIn(agent.config.dataDir), onLogin }));
   app.use(statusRoutes(deps, currentToken));
   app.use(tillRoutes(agent));
   app.use(updatesRoutes(deps));
@@ -52,7 +62,8 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   app.use(panelsRoutes(deps));
   app.use('/api/staff', staffRoutes(agent, log));
   app.use('/api/changes', changesRoutes(agent));
-  if (deps.secrets) app.use('/api/secrets', jsonBody, secretsRoutes(deps.secrets, log, windowActor));
+  if (deps.secrets) app.use('/api/secrets', jsonBody, secretsRoutes(deps.secrets, log, windowActor, (who, action, details) => audit(agent.core.agentDb, who, action, details)));
+  app.use(auditRoutes(agent));
   const events = eventsRoutes(deps);
   app.use(events.router);
 

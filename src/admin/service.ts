@@ -2,10 +2,10 @@ import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
 import { AgentMetrics } from './metrics';
-import { collectAlerts } from './routes/panels';
 import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
+import { buildStatusReply } from './status-reply';
 import { UiSettingsStore, type UiSettings } from './settings';
-import { pausedByAt, summarise, type Summary } from './summary';
+import { severityOf, type Summary } from './summary';
 import { TokenSource, tokenFilePath } from './token';
 import type { SecretsBridge } from './routes/secrets';
 
@@ -101,18 +101,11 @@ export class AdminService implements AgentService {
     return next;
   }
 
-  /** The traffic light and headline for the tray (same wording as the window). */
+  /** The severity model for the tray (the same reply and model as the window). */
   summary(now: Date = new Date()): Summary | null {
     if (!this.agent || !this.agent.core.isOpen) return null;
-    return summarise(this.agent.core.status(), {
-      now,
-      paused: this.agent.isPaused,
-      ...pausedByAt(this.agent.core.pause()),
-      gapAlertMinutes: this.config.admin.gapAlertMinutes,
-      baselineSettleSeconds: this.config.sync.baselineSettleSeconds,
-      alerts: collectAlerts(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log),
-      formatTime: (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
-    });
+    const reply = buildStatusReply(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log, now);
+    return severityOf(reply, now, (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }));
   }
 
   async stop(): Promise<void> {

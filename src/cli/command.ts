@@ -17,6 +17,8 @@ export const EXIT = {
   config: 3,
   /** The input (a payload or employees file) was refused; nothing was changed or sent. */
   invalidInput: 4,
+  /** Stopped at once by a second Ctrl-C (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -49,6 +51,8 @@ export interface Command {
   /** Shown by --help after the name, e.g. `FILE [--location L]`. */
   readonly usage: string;
   readonly options?: OptionSpec;
+  /** What each option means and its default, for --help: `{ url: 'the webhook URL (required)' }`. */
+  readonly optionHelp?: Readonly<Record<string, string>>;
   /** How many positional arguments after the name (min, max). */
   readonly positionals?: readonly [number, number];
   run(ctx: CommandContext): Promise<number> | number;

@@ -10,6 +10,7 @@ import { setInvocationConfigArgument } from '../config/invocation';
 import { configArgument } from '../config/site';
 import { guardOutputStreams, writeErr, writeOut } from './output';
 import { restrictUmask } from '../ops/private-files';
+import { didYouMean } from '../domain/did-you-mean';
 
 /** Options every command takes, wherever they stand on the line (before or after the command). */
 const COMMON_OPTIONS = {
@@ -64,6 +65,31 @@ export function commandWords(argv: readonly string[]): string[] {
   return words;
 }
 
+/**
+ * parseArgs's messages, in this tool's words: "Unknown option '-c'. To specify a positional argument
+ * starting with a '-', place it at the end of the command after '--', as in '-- "-c"." says nothing a
+ * site integrator can use, and its quotes do not balance.
+ */
+function plainParseError(err: { code?: string; message: string }, command: Command): string {
+  const names = ['--config', '--json', '--help', ...Object.entries(command.options ?? {}).map(([name, o]) => `--${name}${o.type === 'string' ? ' VALUE' : ''}`)];
+  const known = `\`${command.name}\` takes: ${names.join(', ')}`;
+  const unknown = /^Unknown option '([^']+)'/.exec(err.message);
+  if (unknown) {
+    const given = unknown[1]!;
+    const longNames = ['config', 'json', 'help', 'version', ...Object.keys(command.options ?? {})];
+    // `-c`: the one long option it could abbreviate; a longer typo: the nearest name.
+    const initial = /^-(\w)$/.exec(given)?.[1];
+    const byInitial = initial ? longNames.filter((n) => n.startsWith(initial)) : [];
+    const guess = byInitial.length === 1 ? byInitial[0]! : initial ? null : didYouMean(given.replace(/^-+/, ''), longNames);
+    return `unknown option ${given}${guess ? ` (did you mean --${guess}?)` : ''}; ${known}`;
+  }
+  const missing = /^Option '(?:-\w, )?(--[\w-]+) <value>' argument missing/.exec(err.message);
+  if (missing) return `${missing[1]} needs a value: ${missing[1]} VALUE`;
+  const notValue = /^Option '(?:-\w, )?(--[\w-]+)' does not take an argument/.exec(err.message);
+  if (notValue) return `${notValue[1]} takes no value`;
+  return err.message;
+}
+
 function findCommand(words: readonly string[]): Command | null {
   for (const take of [2, 1]) {
     if (words.length < take) continue;
@@ -103,6 +129,10 @@ function commandHelp(command: Command): string {
     '',
     `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
     '',
+    ...Object.entries(command.optionHelp ?? {}).map(([name, text]) => {
+      const flag = `--${name}${command.options?.[name]?.type === 'string' ? ' VALUE' : ''}`;
+      return flag.length < 24 ? `  ${flag.padEnd(24)}${text}` : `  ${flag}\n  ${' '.repeat(24)}${text}`;
+    }),
     '  --config FILE   the site configuration (default: $POS_SYNC_CONFIG, the machine-wide file, your own)',
     '  --json          print JSON (errors too: {"error":{"id","message"}} on stderr)',
     '  -h, --help      this help',
@@ -139,8 +169,9 @@ interface Failure {
 /** Every error a command can end with, mapped to its exit code, stable id and a message without stack. */
 function failureOf(err: unknown, command: Command | null): Failure {
   const usageHint = command ? `See: pos-sync-agent ${command.name} --help` : 'See: pos-sync-agent --help';
-  if (err instanceof UsageError || (err as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS')) {
-    return { code: EXIT.usage, id: 'usage', message: (err as Error).message, hint: usageHint };
+  if (err instanceof UsageError) return { code: EXIT.usage, id: 'usage', message: err.message, hint: usageHint };
+  if ((err as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS')) {
+    return { code: EXIT.usage, id: 'usage', message: command ? plainParseError(err as Error & { code?: string }, command) : (err as Error).message, hint: usageHint };
   }
   if (err instanceof ConfigError) return { code: EXIT.config, id: 'config_invalid', message: err.message, extra: { problems: err.problems } };
   if (err instanceof AppError) {
@@ -162,7 +193,15 @@ function report(failure: Failure, json: boolean): number {
   return failure.code;
 }
 
-export async function run(argv: readonly string[]): Promise<number> {
+export async function run(rawArgv: readonly string[]): Promise<number> {
+  // `-v` is how many tools print their version; it means the same here (`-V`, `--version`).
+  // `help` and `help COMMAND` are the same as `--help` and `COMMAND --help`.
+  let argv = rawArgv.map((a) => (a === '-v' ? '--version' : a));
+  const firstWord = commandWords(argv)[0];
+  if (firstWord === 'help') {
+    const at = argv.indexOf('help');
+    argv = [...argv.slice(0, at), ...argv.slice(at + 1), '--help'];
+  }
   const json = wantsJson(argv);
   const words = commandWords(argv);
   const command = findCommand(words);
@@ -188,10 +227,17 @@ export async function run(argv: readonly string[]): Promise<number> {
       return asked ? EXIT.ok : EXIT.usage;
     }
     const known = group.length > 0 ? echoable(words[0]) : null;
+    const typed = echoable(words[0]);
+    // A typo gets the nearest command: `webhok` is not a command; nearest is... (one or two words).
+    const guess = known
+      ? didYouMean(words.slice(0, 2).join(' '), group.map((c) => c.name))
+      : typed
+        ? didYouMean(typed, [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))])
+        : null;
     const message = known
-      ? `Unknown ${known} command; the ${known} commands are: ${group.map((c) => c.name).join(', ')}`
-      : echoable(words[0])
-        ? `Unknown command: ${words[0]}`
+      ? `Unknown ${known} command; the ${known} commands are: ${group.map((c) => c.name).join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`
+      : typed
+        ? `Unknown command: ${typed}${guess ? ` (did you mean ${guess}?)` : ''}`
         : 'Unknown command';
     return report({ code: EXIT.usage, id: 'usage', message, hint: 'See: pos-sync-agent --help' }, json);
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { didYouMean } from '../domain/did-you-mean';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors';
@@ -66,6 +67,48 @@ export interface LoadOptions {
   defaultDataDir?: string;
 }
 
+/** Why a configuration file cannot be read, in words a site integrator can act on. */
+export function configFileUnreadable(file: string, err: unknown): ConfigError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT'
+      ? `${file} does not exist; check the path given with --config (or POS_SYNC_CONFIG), relative to ${process.cwd()}`
+      : code === 'EACCES' || code === 'EPERM'
+        ? `${file} cannot be read by this user (${code}); run as the account that owns it, or fix its permissions`
+        : code === 'EISDIR'
+          ? `${file} is a folder; --config takes the configuration file (config.json) in it`
+          : `${file} cannot be read: ${code ?? (err as Error).message}`;
+  return new ConfigError('configuration file', why);
+}
+
+/** Object schemas inside wrappers (default, prefault, optional, nullable) and records' values. */
+function unwrap(schema: unknown): unknown {
+  let s = schema as { def?: { innerType?: unknown; type?: string } } | undefined;
+  for (let i = 0; i < 10 && s?.def?.innerType !== undefined; i++) s = s.def.innerType as typeof s;
+  return s;
+}
+
+function keysAt(path: readonly PropertyKey[]): string[] {
+  let node: unknown = unwrap(ConfigSchema);
+  for (const key of path) {
+    const n = node as { shape?: Record<string, unknown>; def?: { type?: string; valueType?: unknown } };
+    node = unwrap(n.shape ? n.shape[String(key)] : n.def?.type === 'record' ? n.def.valueType : undefined);
+  }
+  const shape = (node as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** "unknown key webhok (did you mean webhook?)". */
+function unknownKeysMessage(keys: readonly string[], path: readonly PropertyKey[]): string {
+  const known = keysAt(path);
+  return keys
+    .map((k) => {
+      const guess = didYouMean(k, known);
+      return `unknown key ${k}${guess ? ` (did you mean ${guess}?)` : ''}`;
+    })
+    .join('; ');
+}
+
 /** Reads, merges (defaults < file < environment < overrides), validates and freezes the configuration. */
 export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
   const env = options.env ?? process.env;
@@ -75,15 +118,15 @@ export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
     try {
       text = fs.readFileSync(options.file, 'utf8');
     } catch (err) {
-      throw new ConfigError('(file)', `cannot read ${options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw configFileUnreadable(options.file, err);
     }
     try {
       fromFile = JSON.parse(text);
     } catch (err) {
-      throw new ConfigError('(file)', `${options.file} is not valid JSON: ${(err as Error).message}`);
+      throw new ConfigError('configuration file', `${options.file} is not valid JSON: ${(err as Error).message}`);
     }
     if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
-      throw new ConfigError('(file)', `${options.file} must hold a JSON object`);
+      throw new ConfigError('configuration file', `${options.file} must hold a JSON object ({ ... })`);
     }
   }
   const merged = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
@@ -97,7 +140,7 @@ export function parseConfig(input: unknown, relativeTo: string = process.cwd()):
     throw ConfigError.of(
       parsed.error.issues.map((issue) => ({
         field: issue.path.length > 0 ? issue.path.join('.') : '(root)',
-        message: issue.code === 'unrecognized_keys' ? `unknown key(s): ${issue.keys.join(', ')}` : issue.message,
+        message: issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, issue.path) : issue.message,
       })),
     );
   }

@@ -86,6 +86,12 @@ export const SyncSchema = z.strictObject({
    * as any other program. src/threads/priority.ts.
    */
   applyPriority: z.enum(['background', 'normal']).default('background'),
+  /**
+   * With `locations` configured, an update for another location is stored but not applied to the till
+   * (shown as "not for this site"). true: apply every location's updates as a site without `locations`
+   * does. A location already on the till is applied whatever this says.
+   */
+  acceptOtherLocations: z.boolean().default(false),
 });
 
 export const LogSchema = z.strictObject({
@@ -310,3 +316,8 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** Which locations are this site's (src/domain/sequence.ts siteRoleOf): the configured ones, unless none are. */
+export function sitePolicyOf(config: Pick<Config, 'locations' | 'sync'>): { configured: number[]; acceptOthers: boolean } {
+  return { configured: Object.keys(config.locations).map(Number), acceptOthers: config.sync.acceptOtherLocations };
+}

@@ -90,3 +90,84 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (aKeys.length !== Object.keys(bObj).length) return false;
   return aKeys.every((k) => Object.prototype.hasOwnProperty.call(bObj, k) && sameJson(aObj[k], bObj[k]));
 }
+
+export type PendingReason = 'queued' | 'waiting' | 'fork' | 'needs-adoption' | 'settling' | 'not-for-site';
+
+export interface PendingVerdict {
+  readonly reason: PendingReason;
+  /** queued/waiting: the parent that must be applied right before it. */
+  readonly waitingFor: number | null;
+  /** waiting: the first update of its chain that has not arrived. */
+  readonly missing: number | null;
+}
+
+/**
+ * Why each pending update of one location is not applied yet, as the applier will treat it:
+ * an update whose chain leads back to what is applied through other pending updates is queued
+ * (an apply in progress, or a stop mid-apply, leaves it so; it is not a gap); only an update whose
+ * chain breaks waits, for the first missing link. With nothing applied under the auto policy, once
+ * the settle window is over, the lowest becomes the baseline and the rest follow it: queued too.
+ */
+export function classifyPending(
+  lastApplied: number | null,
+  pending: readonly ChainLink[],
+  policy: BaselinePolicy,
+  options: { readonly settling?: boolean; readonly notForSite?: boolean } = {},
+): PendingVerdict[] {
+  if (options.notForSite) return pending.map(() => ({ reason: 'not-for-site', waitingFor: null, missing: null }));
+  if (options.settling) return pending.map(() => ({ reason: 'settling', waitingFor: null, missing: null }));
+  if (lastApplied === null && policy === 'operator') return pending.map(() => ({ reason: 'needs-adoption', waitingFor: null, missing: null }));
+  // The path the applier will take: from what is applied (or, with nothing applied, the lowest as the
+  // baseline), each time the lowest pending child newer than the current end.
+  const baseline = lastApplied === null ? pending.reduce<ChainLink | null>((m, p) => (m === null || p.changeSequence < m.changeSequence ? p : m), null) : null;
+  const onPath = new Set<ChainLink>();
+  let tip: number | null = lastApplied;
+  if (baseline) {
+    onPath.add(baseline);
+    tip = baseline.changeSequence;
+  }
+  if (tip === null) return [];
+  for (;;) {
+    const end: number = tip;
+    const next = pending
+      .filter((p) => !onPath.has(p) && p.parentChangeSequence === end && p.changeSequence > end)
+      .reduce<ChainLink | null>((m, p) => (m === null || p.changeSequence < m.changeSequence ? p : m), null);
+    if (!next) break;
+    onPath.add(next);
+    tip = next.changeSequence;
+  }
+  const pathSequences = new Set([...onPath].map((p) => p.changeSequence));
+  const bySequence = new Map<number, ChainLink>();
+  for (const q of pending) if (!onPath.has(q) && !bySequence.has(q.changeSequence)) bySequence.set(q.changeSequence, q);
+  const end = tip;
+  return pending.map((p): PendingVerdict => {
+    if (onPath.has(p)) return { reason: 'queued', waitingFor: p === baseline ? null : p.parentChangeSequence, missing: null };
+    // Not newer than what is applied: the applier marks it stale on its next pass (listed as not applied).
+    if (lastApplied !== null && p.changeSequence <= lastApplied) return { reason: 'queued', waitingFor: null, missing: null };
+    // Newer than the path's end only through a link that has not arrived: a gap. Anything that
+    // branches off the path (or off what is applied) continues a chain this location does not follow.
+    if (p.changeSequence <= end) return { reason: 'fork', waitingFor: null, missing: null };
+    let link: ChainLink = p;
+    const seen = new Set<number>();
+    for (;;) {
+      const parent = link.parentChangeSequence;
+      if (parent <= end || pathSequences.has(parent)) return { reason: 'fork', waitingFor: null, missing: null };
+      const next = bySequence.get(parent);
+      if (!next || seen.has(parent)) return { reason: 'waiting', waitingFor: p.parentChangeSequence, missing: parent };
+      seen.add(parent);
+      link = next;
+    }
+  });
+}
+
+/** Whether a location's updates go to this site's till (config `locations`, sync.acceptOtherLocations). */
+export function siteRoleOf(
+  locationId: number,
+  lastApplied: number | null,
+  site: { readonly configured: readonly number[]; readonly acceptOthers: boolean },
+): 'configured' | 'other' | 'open' {
+  if (site.configured.length === 0 || site.acceptOthers) return site.configured.includes(locationId) ? 'configured' : 'open';
+  if (site.configured.includes(locationId)) return 'configured';
+  // Already on the till before its location list was written: stopping it would freeze its prices silently.
+  return lastApplied === null ? 'other' : 'open';
+}

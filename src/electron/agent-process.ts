@@ -203,7 +203,7 @@ class AgentProcess {
       this.log.error(`[agent-process] status: ${describeError(err)}`);
       return;
     }
-    const state = trayState(summary, this.agent.isPaused);
+    const state = trayState(summary);
     const message: ChildMessage = { type: 'status', colour: state.colour, summary: state.tooltip, paused: this.agent.isPaused, startAtLogin: this.admin.settings?.startAtLogin ?? false };
     const key = JSON.stringify(message);
     if (key === this.lastStatus) return;

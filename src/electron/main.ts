@@ -11,7 +11,7 @@ import { dataDirFor, rawConfigInput } from '../ops/secrets';
 import { ensureWebhookToken } from '../ops/webhook-token';
 import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, type TrayColour } from './policy';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
 import { CLIENT_LOGIN_HINT, clientTrayState, desktopMode, probeService, type ServiceEndpoints, type ServiceState } from './service-client';
@@ -36,6 +36,8 @@ let adminLoginUrl: string | null = null;
 let adminOrigin: string | null = null;
 let status: Extract<ChildMessage, { type: 'status' }> | null = null;
 let notRunning: string | null = null;
+/** When the agent process last stopped (null: it runs, or has not started yet). */
+let downSince: string | null = null;
 let appliedStartAtLogin: boolean | null = null;
 /** Client mode (service-client.ts): the service agent this app shows instead of running its own. */
 let service: ServiceEndpoints | null = null;
@@ -160,8 +162,10 @@ let lastTray = '';
 function refreshTray(): void {
   if (!tray) return;
   const asClient = service ? clientTrayState(serviceState) : null;
-  const colour: TrayColour = asClient?.colour ?? status?.colour ?? (notRunning ? 'red' : 'grey');
-  const text = asClient?.tooltip ?? status?.summary ?? (notRunning ? `POS Sync Agent — not running: ${notRunning}` : 'POS Sync Agent — starting or stopped');
+  // Without the agent's own status, the severity model's "cannot be reached" (red) once it has stopped.
+  const fallback = trayState(null, downSince === null ? { phase: 'starting' } : { phase: 'down', since: downSince, why: notRunning ?? 'the agent process stopped; it is being restarted' });
+  const colour: TrayColour = asClient?.colour ?? status?.colour ?? fallback.colour;
+  const text = asClient?.tooltip ?? status?.summary ?? fallback.tooltip;
   // Windows truncates tray tooltips at 127 characters.
   const tooltip = text.length > 127 ? `${text.slice(0, 126)}…` : text;
   const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}|${serviceState}`;
@@ -249,6 +253,7 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
         }
         adminLoginUrl = message.adminLoginUrl;
         notRunning = null;
+        downSince = null;
         // After a restart the window follows the new agent; the first time it opens unless started hidden.
         if (window && !window.isDestroyed()) loadAdmin(window);
         else if (!shownOnce && !hidden) showWindow();
@@ -274,10 +279,12 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
   });
   supervisor.on('exit', () => {
     status = null;
+    downSince ??= new Date().toISOString();
     refreshTray();
   });
   supervisor.on('gave-up', ({ reason, lastFatal }) => {
     status = null;
+    downSince ??= new Date().toISOString();
     notRunning = lastFatal?.message ?? reason;
     refreshTray();
     dialog.showErrorBox('POS Sync Agent is not running', `${lastFatal?.message ?? reason}\n\nLogs: ${logDir ?? '(not configured yet)'}\nThe tray menu can start it again.`);

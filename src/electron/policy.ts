@@ -3,7 +3,7 @@
  * they are unit-tested under plain Node. main.ts and harden.ts only wire them to Electron's events.
  */
 
-import type { Light } from '../admin/summary';
+import { assessSeverity, type Light } from '../domain/severity';
 
 /** The admin server's origin (scheme, loopback host, port) from its login or base URL. */
 export function adminOriginOf(url: string): string {
@@ -70,12 +70,20 @@ export const SECURE_WEB_PREFERENCES = {
 
 export type TrayColour = Light | 'grey';
 
-/** Tray icon colour and tooltip from the status summary (grey: the agent is not running). */
-export function trayState(summary: { light: Light; headline: string } | null, paused: boolean): { colour: TrayColour; tooltip: string } {
-  if (!summary) return { colour: 'grey', tooltip: 'POS Sync Agent — starting or stopped' };
+/**
+ * Tray icon colour and tooltip, rendered from the severity model (src/domain/severity.ts): the tray
+ * decides nothing. `agent` says whether the shell's agent process is starting (grey, not yet known) or
+ * down after it ran or failed (the model's unreachable state, red).
+ */
+export function trayState(summary: { light: Light; headline: string } | null, agent: { readonly phase: 'starting' | 'running' | 'down'; readonly since?: string | null; readonly why?: string | null } = { phase: 'running' }): { colour: TrayColour; tooltip: string } {
+  if (!summary) {
+    if (agent.phase === 'starting') return { colour: 'grey', tooltip: 'POS Sync Agent — starting' };
+    const down = assessSeverity({ now: new Date(), reachable: false, unreachableSince: agent.since ?? null, unreachableWhy: agent.why ?? null, paused: false, locations: [], gapAlertMinutes: 0 }, (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }));
+    return trayState(down);
+  }
   const tooltip = `POS Sync Agent — ${summary.headline}`;
   // Windows truncates tray tooltips at 127 characters.
-  return { colour: paused && summary.light === 'green' ? 'amber' : summary.light, tooltip: tooltip.length > 127 ? `${tooltip.slice(0, 126)}…` : tooltip };
+  return { colour: summary.light, tooltip: tooltip.length > 127 ? `${tooltip.slice(0, 126)}…` : tooltip };
 }
 
 /**

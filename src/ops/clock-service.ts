@@ -68,7 +68,9 @@ export function siteTimezonesOnDisk(config: Readonly<Config>): string[] {
 
 /** Pure: the clock state from the machine's timezone, the site's timezones (siteTimezones) and what the HTTP clients observed. */
 export function clockState(config: Readonly<Config>, machine: string, observations: readonly SkewObservation[], now: Date, zones: readonly string[]): ClockState {
-  const timezoneMismatches = zones
+  // With locations in several timezones the PC cannot follow them all, and need not: the views follow
+  // each location. Only a site with one timezone is told when the PC shows another local time now.
+  const timezoneMismatches = (zones.length === 1 ? zones : [])
     .map((zone) => timezoneMismatch(machine, zone, now))
     .filter((m): m is TimezoneMismatch => m !== null);
   const wrongClock = observations.filter((o) => isClockWrong(o, config.clock.maxSkewSeconds * 1000));

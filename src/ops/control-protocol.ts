@@ -60,7 +60,7 @@ export const actorSchema = z.string().min(1).max(200);
 
 export const ForceApplyBody = z.strictObject({ inboxId: z.number().int().positive(), reason: z.string().trim().min(3).max(500) });
 export const AckWarningsBody = z.strictObject({ locationId: z.number().int().nullable() });
-export const PausedBody = z.strictObject({ paused: z.boolean() });
+export const PausedBody = z.strictObject({ paused: z.boolean(), reason: z.string().max(500).optional() });
 
 const AppliedUpdateSchema = z.object({
   inboxId: z.number().int(),
@@ -100,6 +100,11 @@ export const DrainReply = z.object({ applied: z.array(AppliedUpdateSchema) });
 export const AckWarningsReply = z.object({ acknowledged: z.number().int().nonnegative() });
 export const PausedReply = z.object({ paused: z.boolean(), changed: z.boolean(), changedAt: z.string().nullable(), changedBy: z.string().nullable() });
 export const PingReply = z.object({ pid: z.number().int(), dataDir: z.string() });
+
+/** GET /progress: the apply under way (an import prints it as a progress line on a terminal). */
+export const ProgressReply = z.object({
+  applying: z.object({ locationId: z.number(), changeSequence: z.number(), inboxId: z.number(), done: z.number(), total: z.number() }).nullable(),
+});
 
 /** Error replies, as every HTTP boundary of the agent writes them (http/errors.ts). */
 export const ErrorReply = z.object({ error: z.looseObject({ id: z.string(), message: z.string() }) });

@@ -37,6 +37,10 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
     res.json({ pid: process.pid, dataDir: agent.config.dataDir });
   });
 
+  app.get('/progress', (_req, res) => {
+    res.json({ applying: agent.applyProgress });
+  });
+
   app.post('/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
@@ -67,7 +71,7 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
   app.put('/paused', json, (req, res) => {
     const body = parseBody(PausedBody, req.body);
     const changed = agent.isPaused !== body.paused;
-    agent.setPaused(body.paused, actorOf(req));
+    agent.setPaused(body.paused, actorOf(req), body.reason?.trim() || null);
     const state = pauseState(agent.core.agentDb);
     res.json({ paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
   });

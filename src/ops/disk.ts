@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { AdminAlertProvider, AdminMetricsProvider, AdminPanelProvider, OperationsAlert, OpsMetricName, PanelView } from '../admin/extensions';
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
-import { databasePath } from '../store/database';
+import { storeFilePath } from '../store/database';
 import { AppError, describeError } from '../errors';
 import type { Logger } from '../log';
 import { diskAlerts, diskPanel, formatBytes, localTime } from './panels';
@@ -28,8 +28,10 @@ function sizeOf(file: string): number {
 export type StatFs = (dir: string) => Pick<fs.StatsFs, 'bavail' | 'bsize' | 'blocks'>;
 
 export function checkDisk(config: Readonly<Config>, now: Date = new Date(), statfs: StatFs = (dir) => fs.statfsSync(dir)): DiskState {
-  const db = databasePath(config.dataDir);
-  const base = { databaseBytes: sizeOf(db), walBytes: sizeOf(`${db}-wal`), checkedAt: now.toISOString() };
+  // The three files (till, agent, staff) and their write-ahead logs: a 4 KiB till file beside a
+  // large agent.db WAL understated what the data folder holds.
+  const files = (['till', 'agent', 'staff'] as const).map((kind) => storeFilePath(config.dataDir, kind));
+  const base = { databaseBytes: files.reduce((n, f) => n + sizeOf(f), 0), walBytes: files.reduce((n, f) => n + sizeOf(`${f}-wal`), 0), checkedAt: now.toISOString() };
   let stats: ReturnType<StatFs>;
   try {
     stats = statfs(config.dataDir);

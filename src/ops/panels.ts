@@ -2,6 +2,8 @@ import type { OperationsAlert, PanelItem, PanelView } from '../admin/extensions'
 import { RETENTION_DAY_KEYS, type RetentionDayKey } from '../admin/settings';
 import type { Config } from '../config/schema';
 import type { BackupState, ClockState, DiskState, PruneCounts, RetentionState, TunnelState } from './states';
+import { describeMismatch, describeSkew } from '../clock';
+import { TODAY_STATEMENT } from '../domain/today';
 
 /**
  * What the status window shows of the operations services: the panels under Settings → Operations
@@ -173,7 +175,7 @@ export function diskPanel(state: DiskState, limits: Config['disk'], fmt: FormatT
     title: 'Disk space',
     items: [
       { label: 'Free space', value: free, level },
-      { label: 'Database', value: `${formatBytes(state.databaseBytes)}${state.walBytes > 0 ? ` (+ ${formatBytes(state.walBytes)} write-ahead log)` : ''}` },
+      { label: 'Data files (till, agent, staff)', value: `${formatBytes(state.databaseBytes)}${state.walBytes > 0 ? ` (+ ${formatBytes(state.walBytes)} write-ahead log)` : ''}` },
       { label: 'Warns when', value: `below ${formatBytes(limits.warnFreeBytes)} or ${limits.warnFreePercent} % free; critical below ${formatBytes(limits.criticalFreeBytes)}` },
       { label: 'Checked', value: fmt(state.checkedAt) },
     ],
@@ -184,17 +186,28 @@ export function diskPanel(state: DiskState, limits: Config['disk'], fmt: FormatT
 // ---- Clock ----
 
 export function clockAlerts(state: ClockState): OperationsAlert[] {
-  if (state.warnings.length === 0) return [];
-  return [
-    {
+  const alerts: OperationsAlert[] = [];
+  if (state.wrongClock.length > 0) {
+    alerts.push({
       id: 'clock',
-      // The till's dates, not the arrival of updates: shown, but it does not change the light.
+      // The views' date follows this clock: wrong by minutes, the till changes prices at the wrong time.
+      light: 'amber',
+      title: "This PC's clock is wrong — the till's \"today\" depends on it.",
+      text: `${TODAY_STATEMENT} Ask IT to correct the clock (Windows: Settings > Time > Sync now).`,
+      details: state.wrongClock.map(describeSkew),
+    });
+  }
+  if (state.timezoneMismatches.length > 0) {
+    alerts.push({
+      id: 'timezone',
+      // Not the views' date: a note for a till or report that reads the PC's own date.
       light: null,
-      title: "This PC's clock or timezone looks wrong — the till's \"today\" depends on it.",
-      text: "The till chooses today's prices and meal periods by this PC's date. Ask IT to correct the clock or timezone.",
-      details: state.warnings,
-    },
-  ];
+      title: "This PC's timezone shows another local time than the site's.",
+      text: TODAY_STATEMENT,
+      details: state.timezoneMismatches.map(describeMismatch),
+    });
+  }
+  return alerts;
 }
 
 export function clockPanel(state: ClockState, expected: readonly string[]): PanelView {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { deepMerge, defaultDataDir, environmentOverrides, loadConfig, secretsOf, type LoadOptions } from '../config/load';
+import { configFileUnreadable, deepMerge, defaultDataDir, environmentOverrides, loadConfig, secretsOf, type LoadOptions } from '../config/load';
 import type { Config } from '../config/schema';
-import { AppError, ConfigError } from '../errors';
+import { AppError } from '../errors';
 import { redactor } from '../log';
 import { isSecretName, SECRET_NAMES, secretEnvName, type SecretName, type SecretStore } from '../config/secret-names';
 
@@ -220,7 +220,7 @@ export function rawConfigInput(options: LoadOptions = {}): { raw: Record<string,
     try {
       fromFile = JSON.parse(fs.readFileSync(options.file, 'utf8'));
     } catch (err) {
-      throw new ConfigError('(file)', `cannot read ${options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw configFileUnreadable(options.file, err);
     }
   }
   const raw = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});

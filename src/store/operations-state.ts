@@ -23,7 +23,7 @@ export function isPaused(agent: Db): boolean {
 }
 
 /** Sets the pause and audits it, in one transaction. Returns whether it changed. */
-export function setPaused(agent: Db, paused: boolean, actor: string, at: Date = new Date()): boolean {
+export function setPaused(agent: Db, paused: boolean, actor: string, at: Date = new Date(), reason: string | null = null): boolean {
   return agent
     .transaction(() => {
       if (isPaused(agent) === paused) return false;
@@ -33,7 +33,7 @@ export function setPaused(agent: Db, paused: boolean, actor: string, at: Date = 
            ON CONFLICT (key) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at, changed_by = excluded.changed_by`,
         )
         .run(String(paused), at.toISOString(), actor);
-      agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(at.toISOString(), actor, paused ? 'pause' : 'resume', '{}');
+      agent.prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)').run(at.toISOString(), actor, paused ? 'pause' : 'resume', JSON.stringify(reason ? { reason } : {}));
       return true;
     })
     .immediate();

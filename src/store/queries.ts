@@ -1,9 +1,12 @@
-import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
+import { baselineSettleRemaining, classifyPending, siteRoleOf, type BaselinePolicy } from '../domain/sequence';
 import { BodyStore } from './bodies';
 import type { Db } from './database';
-import type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
+import type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, SitePolicy, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
 
-export type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, TillAnswer, WaitingUpdate, WarningRow };
+export type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, SitePolicy, TillAnswer, WaitingUpdate, WarningRow };
+
+/** Every location is this site's (a site without `locations`). */
+export const OPEN_SITE: SitePolicy = { configured: [], acceptOthers: true };
 
 /** Read models for `status`, `lookup`, the admin API and the status window. Read-only. */
 
@@ -11,7 +14,7 @@ export type { AvailabilityAnswer, DeliveryRow, LocationStatus, PriceAnswer, Till
  * Per-location sync state: what is applied comes from the till's file (its truth), what waits and
  * what was warned about from agent.db.
  */
-export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, baselineSettleMs = 0, now: number = Date.now()): LocationStatus[] {
+export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, baselineSettleMs = 0, now: number = Date.now(), site: SitePolicy = OPEN_SITE): LocationStatus[] {
   const known = agent
     .prepare<[], { location_id: number; location_name: string | null; first_seen_at: string }>(
       'SELECT location_id, location_name, first_seen_at FROM known_locations ORDER BY location_id',
@@ -50,53 +53,72 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
   const staleStmt = db.prepare<[number, string], { change_sequence: number }>(
     "SELECT change_sequence FROM inbox WHERE location_id = ? AND state = 'stale' AND received_at > ? ORDER BY id DESC",
   );
-  return locations.map((l) => {
+  const notAppliedStmt = db.prepare<[number], { id: number; change_sequence: number; received_at: string; state: 'stale' | 'superseded'; note: string | null }>(
+    "SELECT id, change_sequence, received_at, state, note FROM inbox WHERE location_id = ? AND state IN ('stale', 'superseded') ORDER BY id DESC LIMIT 10",
+  );
+  const notAppliedCount = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM inbox WHERE location_id = ? AND state IN ('stale', 'superseded')");
+  return locations.map((l): LocationStatus => {
     const pending = pendingStmt.all(l.location_id);
     const stale = l.last_applied_at === null ? [] : staleStmt.all(l.location_id, l.last_applied_at).map((r) => r.change_sequence);
     const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
+    const siteRole = siteRoleOf(l.location_id, l.last_change_sequence, site);
     const settling =
       l.last_change_sequence === null && policy === 'auto' && webhookDeliveries.length > 0 &&
       baselineSettleRemaining(Math.min(...webhookDeliveries.map((p) => Date.parse(p.received_at))), now, baselineSettleMs) > 0;
+    const verdicts = classifyPending(
+      l.last_change_sequence,
+      pending.map((p) => ({ changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence })),
+      policy,
+      { settling, notForSite: siteRole === 'other' },
+    );
     return {
-    locationId: l.location_id,
-    locationName: l.location_name,
-    currency: l.currency,
-    lastChangeSequence: l.last_change_sequence,
-    lastAppliedAt: l.last_applied_at,
-    firstSeenAt: l.first_seen_at,
-    waiting: pending.map((p): WaitingUpdate => {
-      if (settling) {
-        return { inboxId: p.id, changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence, receivedAt: p.received_at, reason: 'settling', waitingFor: null, note: p.note };
-      }
-      const decision = decideApply(
-        { lastApplied: l.last_change_sequence },
-        { changeSequence: p.change_sequence, parentChangeSequence: p.parent_change_sequence },
-        policy,
-      );
-      const reason = decision.kind === 'fork' ? 'fork' : decision.kind === 'needs-adoption' ? 'needs-adoption' : 'waiting';
-      return {
+      locationId: l.location_id,
+      locationName: l.location_name,
+      currency: l.currency,
+      lastChangeSequence: l.last_change_sequence,
+      lastAppliedAt: l.last_applied_at,
+      firstSeenAt: l.first_seen_at,
+      waiting: pending.map((p, i): WaitingUpdate => ({
         inboxId: p.id,
         changeSequence: p.change_sequence,
         parentChangeSequence: p.parent_change_sequence,
         receivedAt: p.received_at,
-        reason,
-        waitingFor: decision.kind === 'wait' ? decision.waitingFor : reason === 'waiting' ? p.parent_change_sequence : null,
+        reason: verdicts[i]!.reason,
+        waitingFor: verdicts[i]!.waitingFor,
+        missing: verdicts[i]!.missing,
         note: p.note,
-      };
-    }),
-    conflicts: conflictsStmt.get(l.location_id)?.n ?? 0,
-    warnings: warningsCount.get(l.location_id)?.n ?? 0,
-    recentWarnings: warningsStmt.all(l.location_id).map((w) => ({
-      id: w.id,
-      inboxId: w.inbox_id,
-      changeSequence: w.change_sequence,
-      path: w.path,
-      message: w.message,
-      createdAt: w.created_at,
-    })),
-    staleSinceApplied: { count: stale.length, latest: stale.slice(0, 5) },
+      })),
+      conflicts: conflictsStmt.get(l.location_id)?.n ?? 0,
+      warnings: warningsCount.get(l.location_id)?.n ?? 0,
+      recentWarnings: warningsStmt.all(l.location_id).map((w) => ({
+        id: w.id,
+        inboxId: w.inbox_id,
+        changeSequence: w.change_sequence,
+        path: w.path,
+        message: w.message,
+        createdAt: w.created_at,
+      })),
+      notApplied: notAppliedStmt.all(l.location_id).map((n): NotAppliedUpdate => ({
+        inboxId: n.id,
+        changeSequence: n.change_sequence,
+        receivedAt: n.received_at,
+        state: n.state,
+        why: notAppliedWhy(n.state, n.note, l.last_change_sequence),
+      })),
+      notAppliedCount: notAppliedCount.get(l.location_id)?.n ?? 0,
+      siteRole,
+      staleSinceApplied: { count: stale.length, latest: stale.slice(0, 5) },
     };
   });
+}
+
+/** Why an update will never be applied, in a manager's words (from the note the applier left). */
+function notAppliedWhy(state: 'stale' | 'superseded', note: string | null, lastApplied: number | null): string {
+  if (state === 'superseded') return note?.replace(/^skipped by force-apply of ChangeSequence (\d+)$/, 'skipped when update $1 was force-applied') ?? 'skipped by a force-apply';
+  const m = note?.match(/^not newer than the applied ChangeSequence (\d+)$/);
+  return m
+    ? `it arrived after update ${m[1]} had been applied (or adopted as this location's starting point), and applying it would undo newer prices`
+    : `it is not newer than the applied update${lastApplied === null ? '' : ` ${lastApplied}`}`;
 }
 
 /** Marks open warnings as seen by an operator (all, or one location's). Returns how many. */

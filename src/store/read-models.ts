@@ -9,14 +9,28 @@ export interface WaitingUpdate {
   readonly parentChangeSequence: number;
   readonly receivedAt: string;
   /**
-   * waiting: its parent has not arrived; fork: continues a chain we did not follow; needs-adoption:
-   * first update under the operator policy; settling: a new location's first deliveries, collected
-   * for sync.baselineSettleSeconds before the lowest is adopted as the baseline.
+   * queued: follows what is applied (directly or through other queued updates) and is applied in turn;
+   * waiting: a real gap, an update it needs (`missing`) has not arrived; fork: continues a chain we did
+   * not follow; needs-adoption: first update under the operator policy; settling: a new location's
+   * first deliveries, collected for sync.baselineSettleSeconds before the lowest is adopted as the
+   * baseline; not-for-site: for a location this site is not configured for (stored, not applied).
+   * The meanings are src/domain/severity.ts's WaitingReason.
    */
-  readonly reason: 'waiting' | 'fork' | 'needs-adoption' | 'settling';
-  /** The ChangeSequence that must be applied before this one can be (its parent). */
+  readonly reason: 'queued' | 'waiting' | 'fork' | 'needs-adoption' | 'settling' | 'not-for-site';
+  /** The ChangeSequence that must be applied right before this one (its parent), for queued and waiting. */
   readonly waitingFor: number | null;
+  /** waiting: the first update of its chain that has not arrived (what resolves the gap). */
+  readonly missing: number | null;
   readonly note: string | null;
+}
+
+/** An update that will never be applied, and why (a later baseline was adopted, or force-apply skipped it). */
+export interface NotAppliedUpdate {
+  readonly inboxId: number;
+  readonly changeSequence: number;
+  readonly receivedAt: string;
+  readonly state: 'stale' | 'superseded';
+  readonly why: string;
 }
 
 export interface WarningRow {
@@ -45,6 +59,21 @@ export interface LocationStatus {
    * may never have sent). Empty when none.
    */
   readonly staleSinceApplied?: { readonly count: number; readonly latest: readonly number[] };
+  /** The newest updates not applied by design (at most 10), and how many there are in all. */
+  readonly notApplied: readonly NotAppliedUpdate[];
+  readonly notAppliedCount: number;
+  /**
+   * configured: in the site's `locations`; other: not configured and never on the till, so its updates
+   * are stored but not applied (not for this site); open: the site accepts every location.
+   */
+  readonly siteRole: 'configured' | 'other' | 'open';
+}
+
+/** Site membership of locations (config `locations` and `sync.acceptOtherLocations`). */
+export interface SitePolicy {
+  /** The configured LocationIDs; empty: every location is accepted. */
+  readonly configured: readonly number[];
+  readonly acceptOthers: boolean;
 }
 
 export interface PriceAnswer {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import { describePriority } from '../threads/priority';
 import { ThreadClient, type ThreadHeap } from '../threads/thread-client';
-import type { AppliedUpdate } from './applier';
+import type { AppliedUpdate, ApplyProgress } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
@@ -9,6 +9,7 @@ export interface ApplierHostEvents {
   applied?(update: AppliedUpdate): void;
   failed?(locationId: number, inboxId: number, message: string): void;
   reconciled?(inboxId: number): void;
+  progress?(progress: ApplyProgress): void;
 }
 
 /**
@@ -24,12 +25,14 @@ export class ApplierHost {
   private drainQueued: Promise<AppliedUpdate[]> | null = null;
   private closing = false;
 
-  constructor(data: ApplierWorkerData, log: Logger, events: ApplierHostEvents = {}) {
+  private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4));
+
+  constructor(data: Omit<ApplierWorkerData, 'stopFlag'>, log: Logger, events: ApplierHostEvents = {}) {
     this.thread = new ThreadClient<ApplierRequest, ApplierEvent>({
       dir: __dirname,
       entry: 'applier-worker',
       name: 'applier',
-      workerData: data,
+      workerData: { ...data, stopFlag: this.stopFlag.buffer } satisfies ApplierWorkerData,
       // What an L publication (the largest, 5,000 items) keeps alive while it is applied is a fraction
       // of 256 MB (bench/mem-probe measures it): a wide margin that still makes the thread collect
       // long before the machine feels it. The young generation is what an apply churns through (each
@@ -40,6 +43,7 @@ export class ApplierHost {
         if (event.type === 'applied') events.applied?.(event.update);
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);
         else if (event.type === 'reconciled') events.reconciled?.(event.inboxId);
+        else if (event.type === 'progress') events.progress?.(event.progress);
         else if (event.outcome.lowered || event.outcome.reason === 'normal') log.info(describePriority('the applier', event.outcome));
         else log.warn(describePriority('the applier', event.outcome));
       },
@@ -96,6 +100,8 @@ export class ApplierHost {
 
   async close(): Promise<void> {
     this.closing = true;
+    // The drain under way ends after the update it is applying; the rest waits for the next start.
+    Atomics.store(this.stopFlag, 0, 1);
     await this.drainRunning?.catch(() => undefined);
     await this.thread.stop({ type: 'close' });
   }

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema';
 import type { ApplyPriority, PriorityOutcome } from '../threads/priority';
 import type { BaselinePolicy } from '../domain/sequence';
-import type { AppliedUpdate } from './applier';
+import type { AppliedUpdate, ApplyProgress } from './applier';
 import type { RangePruneRequest } from './range-prune';
 
 /** The applier thread's start-up data. */
@@ -13,6 +13,10 @@ export interface ApplierWorkerData {
   readonly timezones: Pick<Config, 'locations' | 'defaultTimezone'>;
   /** config sync.applyPriority: set by the thread on itself as it starts (and again if it is restarted). */
   readonly priority: ApplyPriority;
+  /** This site's locations (config sitePolicyOf): updates for others are stored, not applied. */
+  readonly site: { readonly configured: readonly number[]; readonly acceptOthers: boolean };
+  /** One Int32 on shared memory: set to 1 by the main thread when the agent stops (no message can reach a busy thread). */
+  readonly stopFlag: SharedArrayBuffer;
 }
 
 /** Main thread -> applier thread (src/threads: each request gets one reply). */
@@ -36,4 +40,5 @@ export type ApplierEvent =
   | { readonly type: 'applied'; readonly update: AppliedUpdate }
   | { readonly type: 'failed'; readonly locationId: number; readonly inboxId: number; readonly message: string }
   | { readonly type: 'reconciled'; readonly inboxId: number }
+  | { readonly type: 'progress'; readonly progress: ApplyProgress }
   | { readonly type: 'priority'; readonly outcome: PriorityOutcome };

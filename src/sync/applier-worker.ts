@@ -20,6 +20,7 @@ const priority = applyPriorityToCurrentThread(data.priority);
 const till = openDatabase(storeFilePath(data.dataDir, 'till'), { kind: 'till' });
 const agent = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
 let emit: (event: ApplierEvent) => void = () => undefined;
+const stopFlag = new Int32Array(data.stopFlag);
 const applier = new Applier(
   till,
   agent,
@@ -28,9 +29,13 @@ const applier = new Applier(
     applied: (update) => emit({ type: 'applied', update }),
     failed: (locationId, inboxId, err) => emit({ type: 'failed', locationId, inboxId, message: describeError(err) }),
     reconciled: (inboxId) => emit({ type: 'reconciled', inboxId }),
+    progress: (progress) => emit({ type: 'progress', progress }),
   },
   data.baselineSettleMs,
   (locationId) => configuredTimezone(data.timezones, locationId),
+  Date.now,
+  data.site,
+  () => Atomics.load(stopFlag, 0) === 1,
 );
 // Offsets reach years ahead and follow the configured timezones: refresh them for every known location
 // at start (a location's first apply writes its own).

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { planBody, readBody, readStoredBody, type ReadBodyResult } from '../domain/body';
 import type { UpdatePlan } from '../domain/payload';
-import { baselineSettleRemaining, decideApply, type BaselinePolicy } from '../domain/sequence';
+import { baselineSettleRemaining, decideApply, siteRoleOf, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
@@ -31,6 +31,32 @@ export interface ApplierEvents {
   failed?(locationId: number, inboxId: number, error: unknown): void;
   /** An update the till file says is applied but the inbox did not know yet (a crash between the commits). */
   reconciled?(inboxId: number): void;
+  /** Items of the update being applied written so far, of its total (at its start, every ~2 %, at its end). */
+  progress?(progress: ApplyProgress): void;
+}
+
+export interface ApplyProgress {
+  readonly locationId: number;
+  readonly changeSequence: number;
+  readonly inboxId: number;
+  readonly done: number;
+  readonly total: number;
+}
+
+/** Counts items as the writer takes them, telling `report` at the start, every `step` items and at the end. */
+function counted<T>(items: Iterable<T>, total: number, report: (done: number) => void): Iterable<T> {
+  const step = Math.max(1, Math.floor(total / 50));
+  return {
+    *[Symbol.iterator]() {
+      let done = 0;
+      report(0);
+      for (const item of items) {
+        yield item;
+        done += 1;
+        if (done % step === 0 || done === total) report(done);
+      }
+    },
+  };
 }
 
 export interface ApplierFailure {
@@ -85,6 +111,10 @@ export class Applier {
     timezoneFor: ((locationId: number) => string) | null = null,
     /** The clock an apply is recorded at (applied_at, and the change feed's pruning): the wall clock but in benchmarks. */
     private readonly now: () => number = Date.now,
+    /** This site's locations (config `locations`, sync.acceptOtherLocations): others are stored, not applied. */
+    private readonly site: { readonly configured: readonly number[]; readonly acceptOthers: boolean } = { configured: [], acceptOthers: true },
+    /** True once the agent is stopping: a drain ends after the update it is applying. */
+    private readonly stopRequested: () => boolean = () => false,
   ) {
     this.writer = new MenuWriter(till, timezoneFor);
     this.bodies = new BodyStore(agent);
@@ -197,7 +227,10 @@ export class Applier {
     this.reconcile();
     if (isPaused(this.agent)) return done;
     for (const { location_id } of this.stmt.pendingLocations.all()) {
+      if (!this.forThisSite(location_id)) continue;
       for (;;) {
+        // Stopping: the rest stays queued and is applied at the next start.
+        if (this.stopRequested()) return done;
         let applied: AppliedUpdate | null = null;
         let attemptedId: number | null = null;
         try {
@@ -233,6 +266,9 @@ export class Applier {
     if (row.state !== 'pending') {
       throw new AppError('not_pending', 409, `update #${inboxId} is ${row.state}; only a waiting update can be force-applied`);
     }
+    if (!this.forThisSite(row.location_id)) {
+      throw new AppError('not_for_site', 409, `location ${row.location_id} is not one of this site's configured locations: add it under \`locations\` in the configuration first`);
+    }
     const last = this.appliedSequence(row.location_id);
     if (last !== null && row.change_sequence <= last) {
       throw new AppError('stale', 409, `update #${inboxId} (ChangeSequence ${row.change_sequence}) is not newer than the applied ${last}`);
@@ -254,6 +290,11 @@ export class Applier {
     this.lastFailure.delete(applied.locationId);
     this.events.applied?.(applied);
     return applied;
+  }
+
+  /** Whether a location's updates go to this till (a location already on it always does). */
+  private forThisSite(locationId: number): boolean {
+    return siteRoleOf(locationId, this.appliedSequence(locationId), this.site) !== 'other';
   }
 
   /** Finds the update to apply next for a location, marking stale ones on the way. */
@@ -307,14 +348,24 @@ export class Applier {
 
   /** The stored update's plan: items are parsed, planned and written one at a time (src/domain/body.ts). */
   private planFor(inboxId: number): UpdatePlan {
+    return this.countedPlanFor(inboxId).plan;
+  }
+
+  private countedPlanFor(inboxId: number): { plan: UpdatePlan; total: number } {
     const checked = this.readStored(inboxId);
     if (!checked.ok) throw new AppError('invalid_envelope', 500, `stored update #${inboxId} no longer validates: ${checked.error.field}: ${checked.error.message}`);
-    return planBody(checked);
+    return { plan: planBody(checked), total: checked.itemCount };
   }
 
   private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
     const started = performance.now();
-    return this.applyPlan(locationId, row, baseline, forced, expectedLast, this.planFor(row.id), started);
+    const { plan, total } = this.countedPlanFor(row.id);
+    const report = this.events.progress;
+    if (!report) return this.applyPlan(locationId, row, baseline, forced, expectedLast, plan, started);
+    const items = counted(plan.items, total, (done) => report({ locationId, changeSequence: row.change_sequence, inboxId: row.id, done, total }));
+    // The plan's warnings array fills as its items are iterated: the copy shares it.
+    const tracked: UpdatePlan = { ...plan, items };
+    return this.applyPlan(locationId, row, baseline, forced, expectedLast, tracked, started);
   }
 
   private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {

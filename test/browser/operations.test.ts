@@ -167,9 +167,11 @@ describe('operations in the status window (Chromium)', { timeout: 180_000 }, asy
     second.on('pageerror', (e) => consoleErrors.push(e.message));
     await second.goto(other.loginUrl);
     await second.locator('[data-alert="disk"].alert-red').waitFor();
-    await second.locator('[data-alert="clock"]').waitFor();
+    await second.locator('[data-alert="timezone"]').waitFor();
     assert.match(await second.locator('[data-alert="disk"]').innerText(), /The disk is almost full — updates will be refused when it is\./);
-    assert.match(await second.locator('[data-alert="clock"]').innerText(), /the till's "today" depends on it/);
+    // A note, not an alarm: the views follow the location whatever the PC's timezone.
+    assert.match(await second.locator('[data-alert="timezone"]').innerText(), /This PC's timezone shows another local time than the site's\./);
+    assert.match(await second.locator('[data-alert="timezone"]').innerText(), /this PC's timezone does not matter, its clock does/);
     assert.equal(await second.locator('#summary-label').innerText(), 'Attention');
     await shot('16-disk-clock-banners', second);
     await second.getByRole('tab', { name: 'Settings' }).click();

@@ -48,7 +48,9 @@ describe('staff lookup in Chromium', { timeout: 120_000 }, async () => {
     await page.getByRole('button', { name: 'Refresh staff data now' }).click();
     await page.locator('#staff-freshness').getByText(/Staff data refreshed just now/).waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('#staff-offline').count(), 0);
-    assert.match(await page.locator('#residency-warnings summary').innerText(), /right-to-work permissions? expiring soon or expired/);
+    // Expired apart from ending soon: red and open, amber and folded.
+    assert.match(await page.locator('#residency-expired summary').innerText(), /1 right-to-work permission has expired or ends today/);
+    assert.match(await page.locator('#residency-warnings summary').innerText(), /^Check 2 right-to-work permissions expiring soon$/);
   });
 
   it('searches as you type, accent- and case-insensitively', async () => {

@@ -32,7 +32,7 @@ async function tab(name: string): Promise<void> {
 describe('status window in Chromium', { timeout: 120_000 }, async () => {
   {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    t = await startAdminAgent({ admin: { liveCheckMs: 200, gapAlertMinutes: 30 }, locations: { '3021': { timezone: 'Europe/London' } } });
+    t = await startAdminAgent({ admin: { liveCheckMs: 200, gapAlertMinutes: 30 }, locations: { '3021': { timezone: 'Europe/London' } }, sync: { acceptOtherLocations: true } });
     const [first, second, third] = sampleBodies();
     assert.equal((await t.post(first!.raw)).status, 200);
     assert.equal((await t.post(third!.raw)).status, 200); // 1043 before 1042: a gap
@@ -63,12 +63,15 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     const card = page.locator('[data-location="3021"]');
     await assert.doesNotReject(card.getByText('Riverside Kitchen (3021)').waitFor());
     const text = await card.innerText();
-    assert.match(text, /Update 1043 is waiting for update 1042 from head office since \d\d:\d\d — if it does not arrive, contact support\./);
+    // One gap, said once: the missing update, since when, and what resolves it.
+    assert.match(text, /Update 1042 has not arrived from head office \(missing since \d\d:\d\d\); 1 later update waits for it\. Head office usually resends it by itself; nothing to do yet\./);
+    assert.equal((text.match(/has not arrived from head office/g) ?? []).length, 1);
     assert.match(text, /Last applied update\s+1041/);
     assert.match(text, /Currency\s+GBP/);
-    assert.match(text, /Updates waiting\s+1/);
+    assert.match(text, /Updates not applied yet\s+1/);
+    assert.match(text, /Missing\s+update 1042 \(since \d\d:\d\d\)/);
     assert.match(await card.locator('.badge').innerText(), /Check/);
-    assert.match(await page.locator('#summary-text').innerText(), /something to check/);
+    assert.match(await page.locator('#summary-text').innerText(), /^Riverside Kitchen \(3021\): Update 1042 has not arrived from head office/);
     await page.locator('#chart-section canvas').first().waitFor();
     await page.locator('#live.live-on').waitFor();
     await shot('01-status-gap');
@@ -222,7 +225,7 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
   it('supports the keyboard between tabs', async () => {
     await page.getByRole('tab', { name: 'Settings' }).focus();
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await page.getByRole('tab', { name: 'Staff' }).getAttribute('aria-selected'), 'true');
+    assert.equal(await page.getByRole('tab', { name: 'Activity' }).getAttribute('aria-selected'), 'true');
     await page.keyboard.press('Home');
     assert.equal(await page.getByRole('tab', { name: 'Sync status' }).getAttribute('aria-selected'), 'true');
   });

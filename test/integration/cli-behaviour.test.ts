@@ -152,7 +152,7 @@ describe('the CLI process', () => {
     const stored = cli(['import', sample('03'), '--config', config]);
     assert.match(stored.stdout, /Stored update 3021:1043 \(location 3021 ChangeSequence 1043, parent 1042; inbox #2\): new\./);
     const status = cli(['status', '--config', config]);
-    assert.match(status.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    assert.match(status.stdout, /gap: update 3021:1043 \(received [^)]*\) needs update 1042, which has not arrived/);
     const wrongLocation = cli(['force-apply', '3022:1043', '--reason', 'lost', '--config', config]);
     assert.equal(wrongLocation.status, 1);
     assert.match(wrongLocation.stderr, /no stored update 3022:1043: name an update as LOCATION:SEQUENCE/);

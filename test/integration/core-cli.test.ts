@@ -23,7 +23,7 @@ describe('the CLI', () => {
     assert.match(third.stdout, /Not applied yet/);
     const waiting = cli(config, 'status');
     assert.match(waiting.stdout, /last applied ChangeSequence 1041/);
-    assert.match(waiting.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    assert.match(waiting.stdout, /gap: update 3021:1043 \(received [^)]*\) needs update 1042, which has not arrived/);
     const statusJson = JSON.parse(cli(config, 'status', '--json').stdout) as { locations: { waiting: { waitingFor: number }[] }[] };
     assert.equal(statusJson.locations[0]!.waiting[0]!.waitingFor, 1042);
 

@@ -60,8 +60,13 @@ describe('the POS contract', () => {
     assert.match(byTaxToday, /SEARCH p USING INDEX price_ranges_item_end \(location_id=\? AND item_id=\? AND date_to>\?\)/);
   });
 
-  it('accepts a location that is not in the config, with the default timezone', async () => {
-    const t = await startTestAgent({ locations: { '3021': { timezone: 'Europe/Dublin' } }, defaultTimezone: 'Europe/Jersey' });
+  it('stores a location that is not in the config but applies it only when the site accepts others, with the default timezone', async () => {
+    const closed = await startTestAgent({ locations: { '3021': { timezone: 'Europe/Dublin' } }, defaultTimezone: 'Europe/Jersey' });
+    assert.equal((await closed.post(update(999, 2, 1, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 1)])]))).status, 200);
+    await closed.settle();
+    const held = closed.agent.core.status()[0]!;
+    assert.deepEqual([held.lastChangeSequence, held.siteRole, held.waiting.map((w) => w.reason)], [null, 'other', ['not-for-site']]);
+    const t = await startTestAgent({ locations: { '3021': { timezone: 'Europe/Dublin' } }, defaultTimezone: 'Europe/Jersey', sync: { acceptOtherLocations: true } });
     assert.equal((await t.post(update(999, 2, 1, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 1)])]))).status, 200);
     await t.settle();
     assert.equal(t.agent.core.status()[0]!.lastChangeSequence, 2);

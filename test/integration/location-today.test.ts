@@ -87,7 +87,8 @@ function sqlite3(file: string, tz: string, sql: string): unknown[] {
 
 describe("the _today views use each location's own date", () => {
   it('for readers in five timezones, and lookup and the window agree with them', needs('the sqlite3 shell'), async () => {
-    const running = await startAdminAgent({ locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3] });
+    // Location 3 is not configured: it follows defaultTimezone (and the site accepts other locations).
+    const running = await startAdminAgent({ locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3], sync: { acceptOtherLocations: true } });
     for (const id of [1, 2, 3]) assert.equal((await running.post(dayByDay(id, 10 + id))).status, 200);
     await running.settle();
     const file = storeFilePath(running.config.dataDir, 'till');
@@ -105,7 +106,7 @@ describe("the _today views use each location's own date", () => {
     }
 
     // The status window's lookup (admin API) and the CLI's, with no date given, use the same date.
-    const config = writeConfig(tempDir('pos-sync-today-cli-'), { dataDir: running.config.dataDir, locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3] });
+    const config = writeConfig(tempDir('pos-sync-today-cli-'), { dataDir: running.config.dataDir, locations: { 1: { timezone: ZONES[1] }, 2: { timezone: ZONES[2] } }, defaultTimezone: ZONES[3], sync: { acceptOtherLocations: true } });
     for (const id of [1, 2, 3]) {
       const res = await fetch(`${running.adminUrl}api/lookup?plu=P&location=${id}`, { headers: { authorization: `Bearer ${running.token}` } });
       assert.equal(res.status, 200);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { TODAY_STATEMENT } from '../../src/domain/today';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -259,7 +260,22 @@ describe('defect 5: timezone advice in `status` follows the site\'s locations', 
 
     const inLondon = cli(config, 'Europe/London', 'ops', 'status');
     assert.equal(inLondon.status, 0, inLondon.stderr);
-    assert.match(inLondon.stdout, /Clock: the machine's timezone Europe\/London .* set the machine to Pacific\/Auckland/);
-    assert.doesNotMatch(inLondon.stdout, /set the machine to Europe\/London/);
+    assert.match(inLondon.stdout, /Clock: this PC's timezone Europe\/London .* set this PC to Pacific\/Auckland/);
+    assert.doesNotMatch(inLondon.stdout, /set this PC to Europe\/London/);
+    assert.match(inLondon.stdout, new RegExp(`\nToday: ${TODAY_STATEMENT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+  });
+
+  it('a London site on a UTC PC in November gets no clock advice (UTC shows London time then), nor does a site in two timezones', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), locations: { '7': { timezone: 'Europe/London' } } });
+    const file = path.join(dir, 'update.json');
+    fs.writeFileSync(file, JSON.stringify(update(7, 1, 0, [item('1', 'A', [price('2027-01-01', '2027-12-31', 'Eat In', '3.00')])])));
+    assert.equal(cli(config, 'UTC', 'import', file).status, 0);
+    // The advice is about now: a fixed instant through the machine's clock is not available, so the
+    // test asks only when London keeps UTC's time (from the last Sunday of October to the last of March).
+    const london = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')!.value;
+    if (london === 'GMT') assert.doesNotMatch(cli(config, 'UTC', 'status').stdout, /Clock:/);
+    const two = writeConfig(dir, { dataDir: path.join(dir, 'data'), locations: { '7': { timezone: 'Europe/London' }, '8': { timezone: 'Pacific/Auckland' } } });
+    for (const tz of ['UTC', 'Europe/London', 'Pacific/Auckland', 'America/New_York']) assert.doesNotMatch(cli(two, tz, 'status').stdout, /Clock:|set this PC to/, tz);
   });
 });

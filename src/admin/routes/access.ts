@@ -30,7 +30,7 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
-export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string }): Router {
+export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string; readonly onLogin?: () => void }): Router {
   const { port, sessionHours } = options;
   const currentToken = options.token;
   const usedCodes = new UsedLoginCodes(options.usedCodesFile);
@@ -63,6 +63,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
       throw new AppError(check.ok ? 'login_code_used' : `login_code_${check.reason}`, 401, `${why} Run: ${cliCommand('admin-url')} (or open the window from the tray) for a new one.`);
     }
     const session = mintSession(currentToken(), now, sessionHours);
+    options.onLogin?.();
     res.json({ session: session.value, expiresInMs: session.maxAgeMs });
   });
 

@@ -1,5 +1,4 @@
 import express from 'express';
-import { operatorName } from '../../core';
 import { AppError } from '../../errors';
 
 /** Helpers the window's routers share: query numbers, the JSON body parser, who acts. */
@@ -16,7 +15,5 @@ export function optionalPositiveInt(value: unknown, name: string): number | null
 /** The small JSON bodies the window sends (settings, reasons, flags). */
 export const jsonBody = express.json({ limit: '16kb', strict: true });
 
-/** Who acts through the window, for the audit log. */
-export function windowActor(): string {
-  return `${operatorName()} (status window)`;
-}
+/** Who acts through the window, for the audit log: the person's name (asked by the window) and the account. */
+export { windowActor, windowActorForLog } from '../person';

@@ -3,7 +3,7 @@ import { AppError } from '../../errors';
 import type { Logger } from '../../log';
 import type { AdminAgent, AdminDeps } from '../deps';
 import { isAdminAlertProvider, isAdminPanelProvider, type OperationsAlert } from '../extensions';
-import { windowActor } from './common';
+import { windowActor, windowActorForLog } from './common';
 
 /**
  * Banners from the operations services (tunnel, disk, clock, backups), in the order of
@@ -51,13 +51,13 @@ export function panelsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
     const provider = panels().find((p) => p.name === req.params.name)?.provider;
     if (!isAdminPanelProvider(provider)) throw new AppError('not_found', 404, 'no such panel');
     const action = String(req.params.id);
-    const actor = windowActor();
+    const actor = windowActor(req);
     const result = await provider.runAdminAction(action, actor);
     // Operator actions are audited like force-apply (who, what, when); the message says what happened.
     core.agentDb
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(new Date().toISOString(), actor, `panel:${String(req.params.name)}:${action}`, JSON.stringify({ message: result.message }));
-    log.info(`status window: ${String(req.params.name)} action ${action} by ${actor}: ${result.message}`);
+    log.info(`status window: ${String(req.params.name)} action ${action} by ${windowActorForLog()}: ${result.message}`);
     res.json(result);
   });
   return router;

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { AppError } from '../../errors';
 import type { Logger } from '../../log';
 import { assertSecretName, secretEnvName, SECRET_NAMES, type SecretName } from '../../config/secret-names';
@@ -32,7 +32,7 @@ function listing(sources: Partial<Record<SecretName, SecretSource>>, changedSinc
   };
 }
 
-export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: () => string): Router {
+export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: (req: Request) => string, audit: (actor: string, action: string, details: Record<string, unknown>) => void = () => undefined): Router {
   const router = Router();
   let changedSinceStart = false;
 
@@ -40,14 +40,15 @@ export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: () => s
     res.json(listing(bridge.sources(), changedSinceStart));
   });
 
-  const change = async (name: SecretName, value: string | null): Promise<unknown> => {
+  const change = async (name: SecretName, value: string | null, who: string): Promise<unknown> => {
     if (bridge.sources()[name] === 'environment') {
       throw new AppError('secret_from_environment', 409, `${name} comes from ${secretEnvName(name)}, which wins over the stored value; change it where the app is started`);
     }
     const sources = await bridge.set(name, value);
     changedSinceStart = true;
     // The name and who, never the value.
-    log.info(`status window: secret ${name} ${value === null ? 'removed' : 'stored'} by ${actor()}`);
+    log.info(`status window: secret ${name} ${value === null ? 'removed' : 'stored'}`);
+    audit(who, value === null ? 'secret-removed' : 'secret-set', { name });
     return listing(sources, changedSinceStart);
   };
 
@@ -56,18 +57,19 @@ export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: () => s
     const name = assertSecretName(String(req.params.name));
     const value = (req.body as { value?: unknown } | undefined)?.value;
     if (value === null) {
-      res.json(await change(name, null));
+      res.json(await change(name, null, actor(req)));
       return;
     }
     if (typeof value !== 'string' || value.length === 0) throw new AppError('secret_empty', 400, 'value must be a non-empty string (or null to remove the secret)');
     if (value.length > MAX_SECRET_LENGTH) throw new AppError('secret_too_long', 400, `value is longer than ${MAX_SECRET_LENGTH} characters`);
     if (value.trim() !== value) throw new AppError('secret_whitespace', 400, 'value starts or ends with a space or line break; paste it again without them');
-    res.json(await change(name, value));
+    res.json(await change(name, value, actor(req)));
   });
 
   /** Applies stored secrets: the shell starts a fresh agent; the window reloads when it is back. */
-  router.post('/restart', (_req, res) => {
-    log.info(`status window: agent restart asked by ${actor()} to use changed secrets`);
+  router.post('/restart', (req, res) => {
+    log.info('status window: agent restart asked to use changed secrets');
+    audit(actor(req), 'restart', { why: 'use changed secrets' });
     res.on('finish', () => bridge.restart());
     res.status(202).json({ restarting: true });
   });

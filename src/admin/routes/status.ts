@@ -1,13 +1,11 @@
 import { Router } from 'express';
-import { invocationConfigArgument } from '../../config/invocation';
 import { AppError } from '../../errors';
 import { storedBody } from '../../store/queries';
 import type { AdminDeps } from '../deps';
 import { CSRF_HEADER, csrfTokenFor } from '../security';
 import { dailyStats } from '../stats';
-import { pausedByAt } from '../summary';
 import { optionalPositiveInt, positiveInt } from './common';
-import { collectAlerts } from './panels';
+import { buildStatusReply } from '../status-reply';
 
 /** The Sync status and Deliveries tabs: the session, the status, deliveries, stored payloads, daily counts. */
 export function statusRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServices' | 'shell'>, currentToken: () => string): Router {
@@ -20,17 +18,7 @@ export function statusRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
   });
 
   router.get('/api/status', (_req, res) => {
-    res.json({
-      generatedAt: new Date().toISOString(),
-      paused: agent.isPaused,
-      ...pausedByAt(agent.core.pause()),
-      refusals: agent.refusals.snapshot(),
-      gapAlertMinutes: agent.config.admin.gapAlertMinutes,
-      cliConfigArgument: invocationConfigArgument(),
-      baselineSettleSeconds: agent.config.sync.baselineSettleSeconds,
-      locations: core.status(),
-      alerts: collectAlerts(agent, deps.panelServices, log),
-    });
+    res.json(buildStatusReply(agent, deps.panelServices, log));
   });
 
   router.get('/api/deliveries', (req, res) => {

@@ -4,7 +4,7 @@ import { AppError } from '../../errors';
 import { keepConflictBody, listConflicts } from '../../store/conflicts';
 import { resolveUpdateName } from '../../store/update-names';
 import type { AdminDeps } from '../deps';
-import { jsonBody as json, windowActor as actor } from './common';
+import { jsonBody as json, windowActor as actor, windowActorForLog } from './common';
 
 /**
  * What a manager changes about the updates: importing a file, force-applying one that waits, choosing
@@ -18,7 +18,7 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router {
   router.post('/api/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
-    const { outcome, applied } = await agent.importPayload(raw, actor());
+    const { outcome, applied } = await agent.importPayload(raw, actor(req));
     log.info(`status window: payload imported (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
     if (outcome.kind === 'rejected') {
       res.status(422).json({ outcome: { kind: 'rejected', quarantineId: outcome.quarantineId, errorId: outcome.errorId, error: outcome.error }, applied });
@@ -36,8 +36,8 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router {
     if (typeof reason !== 'string' || reason.trim().length < 3 || reason.length > 500) {
       throw new AppError('reason_required', 400, 'say why you force this update (3 to 500 characters); it goes to the audit log');
     }
-    const result = await agent.forceApply(inboxId, actor(), reason.trim());
-    log.warn(`status window: update #${inboxId} force-applied by ${actor()}`);
+    const result = await agent.forceApply(inboxId, actor(req), reason.trim());
+    log.warn(`status window: update #${inboxId} force-applied by ${windowActorForLog()}`);
     res.json(result);
   });
 
@@ -58,8 +58,8 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router {
     const keep = body?.inboxId;
     if (typeof keep !== 'number' || !Number.isSafeInteger(keep) || keep < 1) throw new AppError('invalid_parameter', 400, 'inboxId must be the number of one of the bodies');
     const target = resolveUpdateName(core.agentDb, name);
-    const resolution = keepConflictBody(core.agentDb, core.tillDb, { locationId: target.locationId, changeSequence: target.changeSequence, keep, actor: actor(), reason: reason.trim() });
-    log.warn(`status window: conflict of update ${resolution.name} resolved by ${actor()}: kept #${resolution.kept}`);
+    const resolution = keepConflictBody(core.agentDb, core.tillDb, { locationId: target.locationId, changeSequence: target.changeSequence, keep, actor: actor(req), reason: reason.trim() });
+    log.warn(`status window: conflict of update ${resolution.name} resolved by ${windowActorForLog()}: kept #${resolution.kept}`);
     const applied = resolution.keptState === 'pending' ? await agent.drainNow() : [];
     res.json({ resolution, applied });
   });
@@ -67,13 +67,13 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router {
   router.post('/api/warnings/acknowledge', json, (req, res) => {
     const raw = (req.body as { locationId?: unknown } | undefined)?.locationId;
     if (raw !== null && raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw))) throw new AppError('invalid_parameter', 400, 'locationId must be a number or null');
-    res.json({ acknowledged: agent.acknowledgeWarnings(actor(), (raw as number | null | undefined) ?? null) });
+    res.json({ acknowledged: agent.acknowledgeWarnings(actor(req), (raw as number | null | undefined) ?? null) });
   });
 
   router.put('/api/sync/paused', json, (req, res) => {
     const paused = (req.body as { paused?: unknown } | undefined)?.paused;
     if (typeof paused !== 'boolean') throw new AppError('invalid_parameter', 400, 'paused must be true or false');
-    agent.setPaused(paused, actor());
+    agent.setPaused(paused, actor(req));
     res.json({ paused: agent.isPaused });
   });
   return router;

@@ -67,6 +67,25 @@ export const devPublisher: Command = {
     'expect-out': { type: 'string' },
     'give-up-after': { type: 'string' },
   },
+  optionHelp: {
+    url: 'the webhook URL to publish to (required), e.g. http://127.0.0.1:8787/webhooks/menu-cycles',
+    locations: 'how many locations (LocationIDs) to publish for; default 3',
+    updates: 'how many chained updates per location; default 10',
+    items: 'menu items per location; default 50',
+    'start-date': 'first day of the generated price and meal-period ranges, YYYY-MM-DD; default a week ago (UTC)',
+    days: 'how many days the ranges cover from the start date; default 90',
+    origin: 'the Origin header to send (as head office\'s sender would); default none',
+    'token-file': 'a file holding the bearer token to send; default none',
+    ca: 'a PEM file with the CA to trust for an https URL; default the system\'s',
+    reorder: 'deliver updates out of order (within 4 of each other), as retries do; default in order',
+    duplicate: 'send about 20 % of the updates twice; default off',
+    drop: 'the share of updates never delivered, 0 to 1 (gaps to see); default 0',
+    'dropped-dir': 'write the dropped updates here as files, for `import` later',
+    seed: 'the random seed, to repeat a run exactly; default from the clock (printed)',
+    concurrency: 'deliveries in flight at once; default twice the locations, at most 8',
+    'give-up-after': 'seconds to keep retrying a delivery before giving up; default 600',
+    'expect-out': 'write what the till should show once everything is applied (JSON), to compare',
+  },
   async run(ctx) {
     const url = ctx.values.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new UsageError('--url takes the webhook URL, e.g. http://127.0.0.1:8787/webhooks/menu-cycles');

@@ -1,4 +1,5 @@
 import { adminUrl } from './admin-url';
+import { audit } from './audit';
 import { CONFLICT_COMMANDS } from './conflicts';
 import type { Command, DataUse } from '../command';
 import { changes } from './changes';
@@ -8,7 +9,7 @@ import { STAFF_COMMANDS } from './staff';
 import { ackWarnings, configShow, deliveries, forceApply, importCommand, lookup, pause, resume, serve, status } from './sync';
 
 /** Every CLI command. Add a module's commands here. */
-export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, changes, forceApply, ...CONFLICT_COMMANDS, ackWarnings, pause, resume, deliveries, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];
+export const COMMANDS: readonly Command[] = [serve, importCommand, status, lookup, changes, forceApply, ...CONFLICT_COMMANDS, ackWarnings, pause, resume, deliveries, audit, configShow, ...STAFF_COMMANDS, ...OPS_COMMANDS, adminUrl, devPublisher];
 
 /**
  * What each command does with the site's data folder (cli/site-check.ts): read-only commands never
@@ -21,6 +22,7 @@ const DATA_USE: Readonly<Record<string, DataUse>> = {
   lookup: 'read',
   changes: 'read',
   deliveries: 'read',
+  audit: 'read',
   conflicts: 'read',
   'admin-url': 'read',
   'staff search': 'read',

@@ -10,7 +10,10 @@ import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics'
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
 import { describeSite } from '../../config/site';
-import { dataDirFor, headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
+import { dataDirFor, headlessSecretStore, loadConfigWithSecrets, rawConfigInput, secretsFileFor } from '../../ops/secrets';
+import { ENV_PREFIX } from '../../config/load';
+import { operatorName } from '../../core';
+import { auditOnDataFolder } from '../../store/audit';
 import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
@@ -28,6 +31,16 @@ import { assertSecretName, SECRET_NAMES, secretEnvName } from '../../config/secr
 function siteOptions(ctx: CommandContext): { file: string | null; defaultDataDir: string } {
   const { file, defaultDataDir } = ctx.site();
   return { file, defaultDataDir };
+}
+
+/** A secret's value as the configuration (file and POS_SYNC__ overrides) gives it, if it does. */
+function configValue(raw: unknown, name: string): unknown {
+  let node = raw;
+  for (const key of name.split('.')) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node === null || node === '' ? undefined : node;
 }
 
 /** The configuration with secrets resolved (and registered with the redactor). */
@@ -104,6 +117,7 @@ export const secretsSet: Command = {
     const value = await readSecretFromStdin(`Value for ${name}, to be stored in ${file} (not shown): `);
     if (value.length === 0) throw new UsageError('no value given on stdin');
     store.set(name, value);
+    auditOnDataFolder(dataDirFor(siteOptions(ctx)), `${operatorName()} (command line)`, 'secret-set', { name });
     const overridden = store.sourceOf(name) === 'environment';
     ctx.out(`Stored ${name} in ${file}.${overridden ? ` Note: ${secretEnvName(name)} is set and takes precedence.` : ''}`);
     ctx.out('A running agent (or status window) uses it from its next start.');
@@ -118,11 +132,28 @@ export const secretsList: Command = {
   run(ctx) {
     const file = announceSecretsFolder(ctx);
     const store = headlessSecretStore(file);
-    const rows = SECRET_NAMES.map((name) => ({ name, source: store.sourceOf(name), environmentVariable: secretEnvName(name) }));
+    // A value can also come from the configuration itself: its file, or a POS_SYNC__ override.
+    const { raw } = rawConfigInput(siteOptions(ctx));
+    const rows = SECRET_NAMES.map((name) => {
+      const source = store.sourceOf(name);
+      const configVariable = `${ENV_PREFIX}${name.split('.').join('__')}`;
+      const inConfig = source === null && configValue(raw, name) !== undefined;
+      return {
+        name,
+        source: source ?? (inConfig ? (process.env[configVariable] !== undefined ? 'configuration-environment' : 'configuration-file') : null),
+        environmentVariable: source === null && inConfig && process.env[configVariable] !== undefined ? configVariable : secretEnvName(name),
+      };
+    });
+    const where: Record<string, (r: (typeof rows)[number]) => string> = {
+      environment: (r) => `set (${r.environmentVariable})`,
+      store: () => 'set (secrets file)',
+      'configuration-environment': (r) => `set (${r.environmentVariable}, a configuration override)`,
+      'configuration-file': () => 'set (in the configuration file — better moved to the secrets file)',
+    };
     if (ctx.json) ctx.printJson({ file, secrets: rows });
     else {
       ctx.out(`Secrets file: ${file}`);
-      for (const r of rows) ctx.out(`  ${r.name.padEnd(26)} ${r.source === null ? 'not set' : r.source === 'environment' ? `set (${r.environmentVariable})` : 'set (file)'}`);
+      for (const r of rows) ctx.out(`  ${r.name.padEnd(26)} ${r.source === null ? 'not set' : where[r.source]!(r)}`);
     }
     return EXIT.ok;
   },
@@ -177,6 +208,7 @@ export const secretsDelete: Command = {
     const name = assertSecretName(ctx.args[0]!);
     const file = announceSecretsFolder(ctx);
     const removed = headlessSecretStore(file).delete(name);
+    if (removed) auditOnDataFolder(dataDirFor(siteOptions(ctx)), `${operatorName()} (command line)`, 'secret-removed', { name });
     ctx.out(removed ? `Removed ${name} from ${file}.` : `${name} was not in ${file}.`);
     return EXIT.ok;
   },
@@ -222,7 +254,9 @@ export const backupList: Command = {
     else if (backups.length === 0) ctx.out(`No backups in ${backupDir(config)}.`);
     else
       for (const b of backups) {
-        const check = b.check ? `  ${b.check.ok ? `ok; ${b.check.locations.map((l) => `location ${l.locationId} at ${l.lastChangeSequence ?? '-'}`).join(', ')}` : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
+        const resumes = (locations: readonly { locationId: number; lastChangeSequence: number | null }[]): string =>
+          locations.length === 0 ? 'ok (no update applied in it yet)' : `ok; resumes ${locations.map((l) => `location ${l.locationId} from ${l.lastChangeSequence ?? '(nothing applied)'}`).join(', ')}`;
+        const check = b.check ? `  ${b.check.ok ? resumes(b.check.locations) : `REFUSED: ${b.check.problems.join('; ')}`}` : '';
         ctx.out(`${timeWithZone(b.takenAt)}  ${formatBytes(b.bytes).padStart(10)}  ${b.file}${check}`);
       }
     return EXIT.ok;

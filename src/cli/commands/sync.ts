@@ -1,6 +1,10 @@
 import { maskConfig } from '../../config/load';
 import { cliCommand } from '../../config/invocation';
-import { operatorName, readImportFile } from '../../core';
+import { AgentCore, operatorName, readImportFile } from '../../core';
+import { neverReceivedOf, pausedByAt, severityOf, staffSeverityOf, type StaffSeverity, type StatusReply } from '../../admin/summary';
+import type { LocationSeverity } from '../../domain/severity';
+import { StaffService } from '../../employees/service';
+import { silentLogger } from '../../log';
 import { isIsoDate } from '../../domain/dates';
 import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domain/update-name';
 import { resolveUpdateName } from '../../store/update-names';
@@ -17,14 +21,15 @@ import { ownershipProblems } from '../../ops/ownership';
 import { headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
 import { ensureWebhookToken } from '../../ops/webhook-token';
 import { startAgent } from '../../ops/startup';
-import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply } from '../../ops/control-protocol';
+import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply, ProgressReply } from '../../ops/control-protocol';
+import { FORCED_STOP_TEXT, ProgressLine, stoppingText } from '../progress';
 import type { PauseState } from '../../store/operations-state';
 import type { ReceiptOutcome } from '../../store/inbox';
-import type { AppliedUpdate } from '../../sync/applier';
+import type { AppliedUpdate, ApplyProgress } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
 import { plural } from '../../domain/wording';
-import { staleAdvice } from '../../sync/stale-advice';
+import { staleAdvice } from '../../domain/stale-advice';
 
 function optionalInteger(ctx: CommandContext, name: string): number | null {
   const raw = ctx.values[name];
@@ -60,14 +65,28 @@ export const serve: Command = {
     armTestFault();
     ctx.out(`Receiving menu cycle updates at ${agent.webhook?.url}`);
     await new Promise<void>((resolve) => {
+      let signals = 0;
       const stop = (signal: string): void => {
-        log.info(`${signal} received, stopping`);
-        resolve();
+        signals += 1;
+        if (signals === 1) {
+          log.info(`${signal} received, stopping`);
+          // Say what it waits for: a large apply can take seconds, and silence looks like a hang.
+          ctx.out(stoppingText(agent.applyProgress));
+          resolve();
+          return;
+        }
+        // Forced: the till file's open transaction is never committed (SQLite rolls it back), the
+        // update stays pending in agent.db and is applied again at the next start.
+        log.warn(`${signal} received again: stopping at once`);
+        ctx.out(FORCED_STOP_TEXT);
+        removeOwnPidFile(config.dataDir);
+        process.exit(EXIT.interrupted);
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
     await started.stop();
+    ctx.out('Stopped.');
     return EXIT.ok;
   },
 };
@@ -91,13 +110,44 @@ export const importCommand: Command = {
     const config = ctx.config();
     const raw = readImportFile(ctx.args[0]!);
     const actor = operatorName();
-    const change = await runChange<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>({
-      dataDir: config.dataDir,
-      what: 'import',
-      actor,
-      viaAgent: async (client) => (await client.request(ImportReply, { method: 'POST', route: '/import', body: raw })) as { outcome: ReceiptOutcome; applied: AppliedUpdate[] },
-      direct: () => withCore(ctx, (core) => core.importPayload(raw, actor)),
-    });
+    // On a terminal, one line rewritten as the apply progresses; none when piped or with --json.
+    const line = new ProgressLine(ctx.json ? { isTTY: false, write: () => true } : process.stdout);
+    let change: ChangeResult<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>;
+    try {
+      change = await runChange<{ outcome: ReceiptOutcome; applied: AppliedUpdate[] }>({
+        dataDir: config.dataDir,
+        what: 'import',
+        actor,
+        viaAgent: async (client) => {
+          let polling = line.active;
+          const poll = async (): Promise<void> => {
+            while (polling) {
+              line.update((await client.request(ProgressReply, { method: 'GET', route: '/progress' }).catch(() => ({ applying: null }))).applying);
+              await new Promise((r) => setTimeout(r, 200));
+            }
+          };
+          const polled = poll();
+          try {
+            return (await client.request(ImportReply, { method: 'POST', route: '/import', body: raw })) as { outcome: ReceiptOutcome; applied: AppliedUpdate[] };
+          } finally {
+            polling = false;
+            await polled;
+          }
+        },
+        direct: () =>
+          withCore(ctx, (core) => {
+            const listener = (p: ApplyProgress): void => line.update(p);
+            core.progressListeners.add(listener);
+            try {
+              return core.importPayload(raw, actor);
+            } finally {
+              core.progressListeners.delete(listener);
+            }
+          }),
+      });
+    } finally {
+      line.end();
+    }
     const { outcome, applied } = change.result;
     handedTo(ctx, change);
     // A refused payload is an error: with --json it goes to stderr as {"error":{...}} like every other.
@@ -127,18 +177,22 @@ function pauseCommand(paused: boolean): Command {
     summary: paused
       ? 'stop applying updates to the till (deliveries are still received and stored); survives a restart'
       : 'apply updates again, starting with what arrived while paused',
-    usage: '',
+    usage: '[--reason TEXT]',
+    options: { reason: { type: 'string' } },
     async run(ctx) {
       const config = ctx.config();
       const actor = operatorName();
+      const rawReason = ctx.values.reason;
+      if (rawReason !== undefined && (typeof rawReason !== 'string' || rawReason.trim() === '' || rawReason.length > 500)) throw new UsageError('--reason takes a text of 1 to 500 characters');
+      const reason = typeof rawReason === 'string' ? rawReason.trim() : null;
       const change = await runChange<PauseState & { changed: boolean }>({
         dataDir: config.dataDir,
         what: paused ? 'pause' : 'resume',
         actor,
-        viaAgent: (client) => client.request(PausedReply, { method: 'PUT', route: '/paused', body: { paused } }),
+        viaAgent: (client) => client.request(PausedReply, { method: 'PUT', route: '/paused', body: { paused, ...(reason ? { reason } : {}) } }),
         direct: () =>
           withCore(ctx, (core) => {
-            const changed = core.setPaused(paused, `${actor} (command line)`);
+            const changed = core.setPaused(paused, `${actor} (command line)`, reason);
             return { ...core.pause(), changed };
           }),
       });
@@ -157,19 +211,22 @@ function pauseCommand(paused: boolean): Command {
 export const pause = pauseCommand(true);
 export const resume = pauseCommand(false);
 
-export function describeLocation(s: LocationStatus, settleSeconds = 60): string[] {
+/** A location's lines for `status`: the severity model's sentences, then the updates not applied yet. */
+export function describeLocation(s: LocationStatus, verdict: LocationSeverity | null = null): string[] {
   const lines = [
-    `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}`,
+    `Location ${s.locationId}${s.locationName ? ` ${s.locationName}` : ''}${s.currency ? ` (${s.currency})` : ''}${verdict ? ` — ${verdict.label.toUpperCase()}` : ''}`,
     s.lastChangeSequence === null
       ? '  nothing applied yet'
       : `  last applied ChangeSequence ${s.lastChangeSequence} at ${timeWithZone(s.lastAppliedAt)}`,
   ];
-  for (const w of s.waiting) {
-    // Named LOCATION:SEQUENCE, as force-apply takes it and the window shows it (domain/update-name.ts).
+  for (const line of verdict?.lines ?? []) lines.push(`  ${line}`);
+  // Queued updates are one line in the verdict; the others, named as force-apply takes them.
+  for (const w of s.waiting.filter((x) => x.reason !== 'queued').slice(0, 20)) {
     const name = formatUpdateName(s.locationId, w.changeSequence);
-    if (w.reason === 'waiting') lines.push(`  waiting: update ${name} needs ${w.waitingFor} first, received ${timeWithZone(w.receivedAt)}`);
-    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, older than what is applied; contact support`);
-    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; nothing is on the till yet: waiting up to ${settleSeconds} s for head office's first publication, then the lowest update received becomes the baseline`);
+    if (w.reason === 'waiting') lines.push(`  gap: update ${name} (received ${timeWithZone(w.receivedAt)}) needs update ${w.missing ?? w.parentChangeSequence}, which has not arrived`);
+    else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, not the chain applied here; contact support`);
+    else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received becomes the baseline when the settle window ends`);
+    else if (w.reason === 'not-for-site') lines.push(`  not for this site: update ${name} received ${timeWithZone(w.receivedAt)} (stored, not applied)`);
     else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
@@ -185,25 +242,59 @@ export function describeLocation(s: LocationStatus, settleSeconds = 60): string[
   return lines;
 }
 
+/** Right-to-work expiries from the staff cache, when staff lookups are configured (no network). */
+async function cachedStaffSeverity(core: AgentCore): Promise<StaffSeverity | null> {
+  if (!core.config.employees) return null;
+  const staff = new StaffService(core.config, silentLogger, { db: core.staffDb });
+  try {
+    return staffSeverityOf(staff.residencyWarnings(), staff.settings.residencyWarningDays);
+  } finally {
+    await staff.stop();
+  }
+}
+
 export const status: Command = {
   name: 'status',
-  summary: 'per location: last applied sequence, updates waiting and what they wait for, warnings',
+  summary: 'the light (red/amber/green) and why; per location: what is applied, what waits and for what',
   usage: '',
-  run(ctx) {
-    return withCore(ctx, (core) => {
+  async run(ctx) {
+    const config = ctx.config();
+    const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+    try {
+      const now = new Date();
       const locations = core.status();
       const pauseNow = core.pause();
       // Tunnel, disk, backups and clock: what keeps updates arriving, next to what arrived.
-      const ops = opsStatus(core.config);
-      if (ctx.json) ctx.printJson({ paused: pauseNow, locations, ops: ops.json });
+      const ops = opsStatus(core.config, now);
+      const reply: StatusReply = {
+        generatedAt: now.toISOString(),
+        paused: pauseNow.paused,
+        ...pausedByAt(pauseNow),
+        gapAlertMinutes: config.admin.gapAlertMinutes,
+        baselineSettleSeconds: config.sync.baselineSettleSeconds,
+        locations,
+        neverReceived: neverReceivedOf(config.locations, locations),
+        alerts: ops.alerts,
+        staff: await cachedStaffSeverity(core),
+        applying: null,
+      };
+      // The same model as the window and the tray; without a running agent nothing applies updates.
+      const severity = severityOf(reply, now, (iso) => timeWithZone(iso), ops.agent ? { reachable: true } : { reachable: false, why: `no agent is running on ${config.dataDir}`, locationsCurrent: true });
+      if (ctx.json) ctx.printJson({ severity, paused: pauseNow, locations, neverReceived: reply.neverReceived, staff: reply.staff, ops: ops.json });
       else {
+        ctx.out(`Data folder: ${config.dataDir}`);
+        ctx.out(`${severity.light.toUpperCase()} — ${severity.headline}`);
+        if (severity.reasons.length > 1) for (const r of severity.reasons) ctx.out(`  [${r.light}] ${r.text}`);
         if (pauseNow.paused) ctx.out(describePause(pauseNow));
-        if (locations.length === 0) ctx.out('No updates received yet.');
-        for (const s of locations) ctx.out(describeLocation(s, core.config.sync.baselineSettleSeconds).join('\n'));
+        if (locations.length === 0 && (reply.neverReceived ?? []).length === 0) ctx.out('No updates received yet.');
+        for (const s of locations) ctx.out(describeLocation(s, severity.locations.find((v) => v.locationId === s.locationId) ?? null).join('\n'));
+        for (const n of reply.neverReceived ?? []) ctx.out(`Location ${n.locationId}${n.name ? ` ${n.name}` : ''} — NOTHING RECEIVED\n  configured for this site, but head office has never sent an update for it`);
         ctx.out(ops.lines.join('\n'));
       }
       return EXIT.ok;
-    });
+    } finally {
+      core.close();
+    }
   },
 };
 

@@ -64,7 +64,7 @@ describe('backup and restore', () => {
     const cli = spawnSync(process.execPath, [CLI, 'status', '--config', config], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(cli.stdout, /last applied ChangeSequence 102/);
-    assert.match(cli.stdout, /waiting: update 10:105 needs 104 first/);
+    assert.match(cli.stdout, /gap: update 10:105 \(received [^)]*\) needs update 104, which has not arrived/);
 
     // Head office resends what was lost: the chain closes.
     for (const n of [3, 4]) await second.post(chain(n));

@@ -58,7 +58,7 @@ describe('secrets', () => {
     assert.equal((JSON.parse(fs.readFileSync(file, 'utf8')) as { secrets: Record<string, string> }).secrets['webhook.bearerToken'], WEBHOOK_TOKEN);
     const list = cli(['secrets', 'list', '--config', config]);
     assert.equal(list.status, 0, list.stderr);
-    assert.match(list.stdout, /webhook\.bearerToken\s+set \(file\)/);
+    assert.match(list.stdout, /webhook\.bearerToken\s+set \(secrets file\)/);
     assert.match(list.stdout, /employees\.auth\.token\s+not set/);
     assert.ok(!list.stdout.includes(WEBHOOK_TOKEN));
     // An unknown name is refused (a typo would otherwise store a secret nothing reads).

@@ -109,7 +109,7 @@ describe('start-up is all or nothing (spawned serve)', () => {
     const r = serve(config);
     assert.equal(r.status, 3, r.output);
     assert.match(r.output, /webhook\.port: /);
-    assert.match(r.output, /admin: unknown key\(s\): prot/);
+    assert.match(r.output, /admin: unknown key prot \(did you mean port\?\)/);
     assert.match(r.output, /defaultTimezone: "Mars\/Olympus" is not a canonical IANA timezone name/);
   });
 

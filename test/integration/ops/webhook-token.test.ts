@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, startChildAgent, writeConfig, writeRawConfig, type ChildAgent } from '../../helpers/child-agent';
-import { summariseLocation } from '../../../src/admin/summary';
+import { assessSeverity } from '../../../src/domain/severity';
 import type { LocationStatus } from '../../../src/store/read-models';
 import { item, price, tempDir, update } from '../../helpers/fixtures';
 import { reachableByNobody } from '../../helpers/second-user';
@@ -62,7 +62,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
       assert.match(token, /^[A-Za-z0-9_-]{43}$/);
       const secrets = path.join(dataDir, 'secrets.json');
       assert.equal(fs.statSync(secrets).mode & 0o777, 0o600, 'kept owner-only with the other secrets');
-      assert.match(cli(config, ['secrets', 'list']).out, /webhook\.bearerToken\s+set \(file\)/);
+      assert.match(cli(config, ['secrets', 'list']).out, /webhook\.bearerToken\s+set \(secrets file\)/);
 
       assert.equal((await post(agent.url, update(7, 10, 0, MENU), token)).status, 200, 'head office, with the token');
       // The attack: nobody posts ChangeSequence 900000000000 with the current parent, without a token.
@@ -138,9 +138,11 @@ describe('the webhook token an untouched install makes (a second OS account)', (
       assert.match(text, /STALE: 2 updates received after ChangeSequence 900000000000 was applied were set aside as stale \(ChangeSequence 12, 11\)/);
       assert.match(text, /restore the backup taken before .*pos-sync-agent backup list, then pos-sync-agent restore FILE/);
       // The window's summary of that location (the same function the renderer bundles): red, with the same advice.
-      const summary = summariseLocation(location, { now: new Date(), paused: false, gapAlertMinutes: 30, formatTime: (iso) => iso });
+      const severity = assessSeverity({ now: new Date(), reachable: true, paused: false, locations: [location], gapAlertMinutes: 30 }, (iso: string) => iso);
+      const summary = severity.locations[0]!;
       assert.equal(summary.light, 'red');
-      assert.ok(summary.lines.some((l) => l.startsWith('2 updates received after ChangeSequence 900000000000 was applied')), summary.lines.join('\n'));
+      assert.equal(severity.light, 'red');
+      assert.ok(summary.lines.some((l: string) => l.startsWith('2 updates received after ChangeSequence 900000000000 was applied')), summary.lines.join('\n'));
     });
   });
 });

@@ -1,3 +1,4 @@
+import { severityOf } from '../../../src/admin/summary';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,12 +89,22 @@ describe('SECURE_WEB_PREFERENCES', () => {
 });
 
 describe('trayState', () => {
-  it('follows the summary light; grey without an agent; paused is never green', () => {
-    assert.deepEqual(trayState(null, false).colour, 'grey');
-    assert.deepEqual(trayState({ light: 'green', headline: 'The till is up to date.' }, false), { colour: 'green', tooltip: 'POS Sync Agent — The till is up to date.' });
-    assert.equal(trayState({ light: 'green', headline: 'x' }, true).colour, 'amber');
-    assert.equal(trayState({ light: 'red', headline: 'x' }, true).colour, 'red');
-    assert.ok(trayState({ light: 'amber', headline: 'y'.repeat(300) }, false).tooltip.length <= 127);
+  it('renders the severity model: its light and headline; grey only while the agent starts', () => {
+    assert.deepEqual(trayState(null, { phase: 'starting' }), { colour: 'grey', tooltip: 'POS Sync Agent — starting' });
+    assert.deepEqual(trayState({ light: 'green', headline: 'The till is up to date.' }), { colour: 'green', tooltip: 'POS Sync Agent — The till is up to date.' });
+    assert.equal(trayState({ light: 'red', headline: 'x' }).colour, 'red');
+    assert.ok(trayState({ light: 'amber', headline: 'y'.repeat(300) }).tooltip.length <= 127);
+  });
+
+  it('is red, saying why, once the agent process is down', () => {
+    const down = trayState(null, { phase: 'down', since: '2027-01-04T09:58:00Z', why: 'the agent process stopped' });
+    assert.equal(down.colour, 'red');
+    assert.match(down.tooltip, /^POS Sync Agent — The agent cannot be reached since .* \(the agent process stopped\)/);
+  });
+
+  it('takes an expired right to work from the model as red', () => {
+    const s = severityOf({ generatedAt: '', paused: false, gapAlertMinutes: 30, baselineSettleSeconds: 60, locations: [], alerts: [], staff: { expired: 1, expiringSoon: 0, windowDays: 60 } }, new Date(), (iso: string) => iso);
+    assert.equal(trayState(s).colour, 'red');
   });
 });
 

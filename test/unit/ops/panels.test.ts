@@ -1,3 +1,4 @@
+import { TODAY_STATEMENT } from '../../../src/domain/today';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -118,13 +119,22 @@ describe('disk in the window', () => {
 });
 
 describe('clock in the window', () => {
-  it('a banner with each warning, never changing the light', () => {
+  it('a wrong clock is amber (the views follow it); another timezone is a note; both say what "today" is', () => {
     const state: ClockState = { machineTimezone: 'UTC', timezoneMismatches: [], observations: [], wrongClock: [], warnings: [] };
     assert.deepEqual(clockAlerts(state), []);
-    const [a] = clockAlerts({ ...state, warnings: ['the machine timezone UTC differs from Europe/London'] });
-    assert.equal(a!.light, null);
-    assert.match(a!.title, /the till's "today" depends on it/);
-    assert.deepEqual(a!.details, ['the machine timezone UTC differs from Europe/London']);
+    const skew = { source: 'employee interface', skewMs: 600_000, uncertaintyMs: 600, at: '2027-01-04T10:00:00Z' };
+    const [clock] = clockAlerts({ ...state, observations: [skew], wrongClock: [skew], warnings: ['x'] });
+    assert.equal(clock!.id, 'clock');
+    assert.equal(clock!.light, 'amber');
+    assert.match(clock!.title, /^This PC's clock is wrong — the till's "today" depends on it\.$/);
+    assert.ok(clock!.text.startsWith(TODAY_STATEMENT));
+    assert.match(clock!.details![0]!, /600 s behind employee interface/);
+    const mismatch = { locationTimezone: 'Europe/Paris', machineTimezone: 'UTC', differsAt: '2027-01-04T10:00:00Z', locationOffsetMinutes: 60, machineOffsetMinutes: 0 };
+    const [zone] = clockAlerts({ ...state, timezoneMismatches: [mismatch], warnings: ['x'] });
+    assert.equal(zone!.id, 'timezone');
+    assert.equal(zone!.light, null);
+    assert.equal(zone!.text, TODAY_STATEMENT);
+    assert.match(zone!.details![0]!, /if yours does, set this PC to Europe\/Paris$/);
   });
 });
 

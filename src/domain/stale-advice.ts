@@ -1,12 +1,17 @@
-import type { LocationStatus } from '../store/read-models';
-
 /**
  * What to say when updates are set aside as stale behind the applied one (issue 24): head office
  * keeps sending ChangeSequences below the last applied, so the last applied is far ahead of its real
  * chain, typically one that head office never sent. Every later real update is stale too until the
  * till is put back before it. One wording for `status` and the status window.
  */
-export function staleAdvice(s: Pick<LocationStatus, 'locationId' | 'lastChangeSequence' | 'lastAppliedAt' | 'staleSinceApplied'>): string | null {
+export interface StaleState {
+  readonly lastChangeSequence: number | null;
+  readonly lastAppliedAt: string | null;
+  /** Updates set aside as stale since the last one was applied (store/read-models.ts). */
+  readonly staleSinceApplied?: { readonly count: number; readonly latest: readonly number[] };
+}
+
+export function staleAdvice(s: StaleState): string | null {
   const stale = s.staleSinceApplied;
   if (!stale || stale.count === 0 || s.lastChangeSequence === null) return null;
   const which = stale.latest.join(', ');

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { assessSeverity, gapsOf, type AgentState, type Light, type SeverityLocation, type SeverityWaiting } from '../../../src/domain/severity';
+
+const now = new Date('2027-01-04T10:00:00Z');
+const fmt = (iso: string): string => iso.slice(11, 16);
+
+function loc(extra: Partial<SeverityLocation> = {}): SeverityLocation {
+  return { locationId: 3021, locationName: 'Riverside', lastChangeSequence: 1041, lastAppliedAt: '2027-01-04T09:00:00Z', waiting: [], conflicts: 0, warnings: 0, ...extra };
+}
+
+function wait(reason: SeverityWaiting['reason'], receivedAt = '2027-01-04T09:55:00Z', changeSequence = 1043, extra: Partial<SeverityWaiting> = {}): SeverityWaiting {
+  return { changeSequence, parentChangeSequence: changeSequence - 1, receivedAt, reason, missing: reason === 'waiting' ? 1042 : null, note: null, ...extra };
+}
+
+function state(extra: Partial<AgentState> = {}): AgentState {
+  return { now, reachable: true, paused: false, locations: [loc()], alerts: [], gapAlertMinutes: 30, baselineSettleSeconds: 60, ...extra };
+}
+
+const RANK: Record<Light, number> = { green: 0, amber: 1, red: 2 };
+const worst = (lights: Light[]): Light => lights.reduce<Light>((a, b) => (RANK[b] > RANK[a] ? b : a), 'green');
+
+/**
+ * The rules written once more as a table, independently of the implementation: each factor of the
+ * agent's state and the light it forces on its own. The model's light must be the worst of them.
+ */
+type Factor = { name: string; light: Light; apply: (s: AgentState) => AgentState };
+const addWaiting = (s: AgentState, w: SeverityWaiting): AgentState => ({ ...s, locations: s.locations.map((l, i) => (i === 0 ? { ...l, waiting: [...l.waiting, w] } : l)) });
+const FACTORS: readonly Factor[] = [
+  { name: 'unreachable', light: 'red', apply: (s) => ({ ...s, reachable: false, unreachableSince: '2027-01-04T09:58:00Z' }) },
+  { name: 'storage failing', light: 'red', apply: (s) => ({ ...s, storageError: 'disk I/O error' }) },
+  { name: 'right to work expired', light: 'red', apply: (s) => ({ ...s, staff: { expired: 1, expiringSoon: s.staff?.expiringSoon ?? 0, windowDays: 60 } }) },
+  { name: 'right to work ending soon', light: 'amber', apply: (s) => ({ ...s, staff: { expired: s.staff?.expired ?? 0, expiringSoon: 2, windowDays: 60 } }) },
+  { name: 'old gap', light: 'red', apply: (s) => addWaiting(s, wait('waiting', '2027-01-04T09:00:00Z', 1050)) },
+  { name: 'young gap', light: 'amber', apply: (s) => addWaiting(s, wait('waiting', '2027-01-04T09:50:00Z', 1060)) },
+  { name: 'fork', light: 'red', apply: (s) => addWaiting(s, wait('fork', '2027-01-04T09:59:00Z', 1070)) },
+  { name: 'apply failed', light: 'red', apply: (s) => addWaiting(s, wait('queued', '2027-01-04T09:59:00Z', 1042, { note: 'apply failed: disk I/O error' })) },
+  { name: 'queued', light: 'green', apply: (s) => addWaiting(s, wait('queued', '2027-01-04T09:59:00Z', 1042)) },
+  { name: 'conflict', light: 'red', apply: (s) => ({ ...s, locations: s.locations.map((l) => ({ ...l, conflicts: 1 })) }) },
+  { name: 'warnings', light: 'amber', apply: (s) => ({ ...s, locations: s.locations.map((l) => ({ ...l, warnings: 2 })) }) },
+  { name: 'red alert', light: 'red', apply: (s) => ({ ...s, alerts: [...(s.alerts ?? []), { id: 'tunnel', light: 'red', title: 'Tunnel down.', text: '' }] }) },
+  { name: 'amber alert', light: 'amber', apply: (s) => ({ ...s, alerts: [...(s.alerts ?? []), { id: 'disk', light: 'amber', title: 'Disk low.', text: '' }] }) },
+  { name: 'info alert', light: 'green', apply: (s) => ({ ...s, alerts: [...(s.alerts ?? []), { id: 'clock', light: null, title: 'Clock.', text: '' }] }) },
+  { name: 'never received', light: 'amber', apply: (s) => ({ ...s, neverReceived: [{ locationId: 3000, name: null }] }) },
+];
+
+/** Paused: red while anything (of this site) is held, amber with nothing held. */
+function pausedLight(s: AgentState): Light {
+  return s.locations.some((l) => l.siteRole !== 'other' && l.waiting.length > 0) ? 'red' : 'amber';
+}
+
+describe('severity model', () => {
+  it('is green with nothing to do', () => {
+    const s = assessSeverity(state(), fmt);
+    assert.equal(s.light, 'green');
+    assert.equal(s.label, 'Up to date');
+    assert.equal(s.headline, 'The till is up to date.');
+    assert.deepEqual(s.reasons, []);
+    assert.deepEqual(s.locations[0]!.lines, ['Up to date: update 1041 applied 09:00.']);
+    assert.equal(s.actionsEnabled, true);
+  });
+
+  it('gives, for every combination of the factors (with and without a pause), the worst of their lights', () => {
+    let combinations = 0;
+    for (let mask = 0; mask < 1 << FACTORS.length; mask++) {
+      for (const paused of [false, true]) {
+        let s = state({ paused });
+        const expected: Light[] = [];
+        FACTORS.forEach((f, i) => {
+          if (mask & (1 << i)) {
+            s = f.apply(s);
+            expected.push(f.light);
+          }
+        });
+        if (paused) expected.push(pausedLight(s));
+        const got = assessSeverity(s, fmt);
+        const name = FACTORS.filter((_, i) => mask & (1 << i)).map((f) => f.name).join(' + ') + (paused ? ' + paused' : '');
+        assert.equal(got.light, worst(expected), name || 'nothing');
+        assert.equal(got.actionsEnabled, s.reachable, name);
+        // The light always has a reason, and green none that counts.
+        if (got.light !== 'green') assert.ok(got.reasons.some((r) => r.light === got.light), name);
+        else assert.ok(got.reasons.every((r) => r.light === 'green'), name);
+        if (paused || !s.reachable) assert.ok(got.locations.every((c) => c.label !== 'Up to date' && c.light !== 'green'), `${name}: no green card`);
+        combinations += 1;
+      }
+    }
+    assert.equal(combinations, 2 ** (FACTORS.length + 1));
+  });
+
+  it('says paused is red while updates are held and amber with nothing held, never a green card', () => {
+    const idle = assessSeverity(state({ paused: true, pausedBy: 'Maria', pausedAt: '2027-01-04T09:41:00Z' }), fmt);
+    assert.equal(idle.light, 'amber');
+    assert.equal(idle.label, 'Paused');
+    assert.match(idle.headline, /^Applying updates is paused by Maria since 09:41/);
+    assert.equal(idle.locations[0]!.label, 'Paused');
+    assert.equal(idle.locations[0]!.light, 'amber');
+    const held = assessSeverity(state({ paused: true, locations: [loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042)] })] }), fmt);
+    assert.equal(held.light, 'red');
+    assert.equal(held.locations[0]!.light, 'red');
+    assert.match(held.locations[0]!.lines[0]!, /1 update is held and not on the till/);
+  });
+
+  it('turns red while the agent cannot be reached, says since when, and disables every action', () => {
+    const s = assessSeverity(state({ reachable: false, unreachableSince: '2027-01-04T09:58:00Z', unreachableWhy: 'no answer' }), fmt);
+    assert.equal(s.light, 'red');
+    assert.equal(s.label, 'Agent unreachable');
+    assert.match(s.headline, /cannot be reached since 09:58 \(no answer\)/);
+    assert.equal(s.actionsEnabled, false);
+    assert.equal(s.locations[0]!.label, 'Not known');
+    assert.match(s.locations[0]!.lines.join(' '), /Last known: .*update 1041/);
+  });
+
+  it('shows a gap once, with the missing update, since when and what resolves it', () => {
+    const l = loc({
+      waiting: [wait('waiting', '2027-01-04T09:50:00Z', 1043), wait('waiting', '2027-01-04T09:52:00Z', 1044), wait('waiting', '2027-01-04T09:53:00Z', 1045)],
+    });
+    assert.deepEqual(gapsOf(l), [{ missing: 1042, since: '2027-01-04T09:50:00Z', blocked: 3 }]);
+    const s = assessSeverity(state({ locations: [l] }), fmt);
+    const gapLines = s.locations[0]!.lines.filter((x) => x.includes('has not arrived'));
+    assert.equal(gapLines.length, 1);
+    assert.match(gapLines[0]!, /Update 1042 has not arrived from head office \(missing since 09:50\); 3 later updates wait for it/);
+    assert.equal(s.light, 'amber');
+    const late = assessSeverity(state({ locations: [l], now: new Date('2027-01-04T10:30:00Z') }), fmt);
+    assert.equal(late.light, 'red');
+    assert.match(late.locations[0]!.lines.join(' '), /ask head office to resend update 1042/);
+  });
+
+  it('does not call queued updates a gap: an apply in progress shows its progress', () => {
+    const l = loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042), wait('queued', '2027-01-04T09:59:00Z', 1043)] });
+    const s = assessSeverity(state({ locations: [l], applying: { locationId: 3021, changeSequence: 1042, done: 1200, total: 5000 } }), fmt);
+    assert.equal(s.light, 'green');
+    assert.equal(s.locations[0]!.label, 'Applying');
+    assert.match(s.locations[0]!.lines[0]!, /^Applying update 1042: 1,200 of 5,000 items; 1 more update is queued behind it\.$/);
+    assert.ok(!s.locations[0]!.lines.some((x) => /contact support|waiting for/.test(x)));
+  });
+
+  it('lists updates not applied because a later baseline was adopted, without changing the light', () => {
+    const l = loc({ notApplied: [{ changeSequence: 1040, receivedAt: '2027-01-04T09:10:00Z', why: 'it arrived after update 1041 had been adopted' }], notAppliedCount: 1 });
+    const s = assessSeverity(state({ locations: [l] }), fmt);
+    assert.equal(s.light, 'green');
+    assert.match(s.locations[0]!.lines.join('\n'), /Not applied, by design: update 1040 \(received 09:10\): it arrived after update 1041 had been adopted\./);
+  });
+
+  it('shows another location as not for this site, amber, without counting it as the till', () => {
+    const other = loc({ locationId: 3000, locationName: null, lastChangeSequence: null, lastAppliedAt: null, siteRole: 'other', waiting: [wait('not-for-site')] });
+    const s = assessSeverity(state({ locations: [loc({ siteRole: 'configured' }), other] }), fmt);
+    assert.equal(s.light, 'amber');
+    const card = s.locations.find((c) => c.locationId === 3000)!;
+    assert.equal(card.label, 'Not for this site');
+    assert.match(card.lines[0]!, /stored but not applied to the till \(1 update stored\)/);
+    assert.ok(s.reasons.some((r) => r.id === 'other-locations'));
+  });
+
+  it('names an expired right to work in red and one ending soon in amber', () => {
+    assert.match(assessSeverity(state({ staff: { expired: 1, expiringSoon: 3, windowDays: 60 } }), fmt).headline, /1 employee's right to work has expired or ends today/);
+    const soon = assessSeverity(state({ staff: { expired: 0, expiringSoon: 2, windowDays: 60 } }), fmt);
+    assert.equal(soon.light, 'amber');
+    assert.match(soon.headline, /2 employees' right to work ends within 60 days/);
+  });
+
+  it('says so when nothing was received, and a new location settling in its own words', () => {
+    const none = assessSeverity(state({ locations: [] }), fmt);
+    assert.equal(none.light, 'amber');
+    assert.equal(none.headline, 'No updates received yet from head office.');
+    const settling = assessSeverity(state({ locations: [loc({ lastChangeSequence: null, lastAppliedAt: null, waiting: [wait('settling')] })] }), fmt);
+    assert.equal(settling.light, 'amber');
+    assert.equal(settling.headline, "New location: waiting up to 60 s for head office's first publication.");
+  });
+
+  it('keeps its invariants over any state (property)', () => {
+    const iso = fc.integer({ min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59Z') }).map((t) => new Date(t).toISOString());
+    const waiting = fc.record({
+      changeSequence: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      parentChangeSequence: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      receivedAt: iso,
+      reason: fc.constantFrom('queued', 'waiting', 'fork', 'needs-adoption', 'settling', 'not-for-site'),
+      missing: fc.option(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+      note: fc.option(fc.constantFrom('apply failed: x', 'other note')),
+    }) as fc.Arbitrary<SeverityWaiting>;
+    const location = fc.record({
+      locationId: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      locationName: fc.option(fc.string()),
+      lastChangeSequence: fc.option(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+      lastAppliedAt: fc.option(iso),
+      waiting: fc.array(waiting, { maxLength: 5 }),
+      conflicts: fc.nat(3),
+      warnings: fc.nat(3),
+      siteRole: fc.constantFrom('configured', 'other', 'open'),
+    }) as fc.Arbitrary<SeverityLocation>;
+    fc.assert(
+      fc.property(fc.array(location, { maxLength: 4 }), fc.boolean(), fc.boolean(), fc.option(fc.record({ expired: fc.nat(3), expiringSoon: fc.nat(3), windowDays: fc.nat(90) })), iso, (locations, reachable, paused, staff, at) => {
+        const s = assessSeverity(state({ locations, reachable, paused, staff, now: new Date(at) }), fmt);
+        assert.equal(s.locations.length, locations.length);
+        assert.equal(s.actionsEnabled, reachable);
+        if (!reachable) assert.equal(s.light, 'red');
+        for (const c of s.locations) {
+          assert.ok(RANK[c.light] <= RANK[s.light] || locations.find((l) => l.locationId === c.locationId)?.siteRole === 'other' || s.light === 'amber');
+          if (paused || !reachable) assert.notEqual(c.label, 'Up to date');
+          assert.ok(c.lines.length > 0);
+        }
+        if (s.light === 'green') assert.ok(s.locations.every((c) => c.light === 'green'));
+      }),
+    );
+  });
+});
+
+describe('severity wording of warnings', () => {
+  it('does not claim items were skipped: a warning can be an overlap where nothing was skipped', () => {
+    const s = assessSeverity(state({ locations: [loc({ warnings: 1 })] }), fmt);
+    assert.equal(s.locations[0]!.lines[0], 'One warning from applied updates: read them below and mark them as seen.');
+    assert.doesNotMatch(s.locations[0]!.lines.join(' '), /skipped/);
+  });
+});
