@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { laneDir, lastSequence, post, sample } from './lane';
-import { cli, DRIVE_C, runWindows, AGENT_BIN, startAgent, winPath, writeWindowsConfig } from './wine';
+import { cli, DRIVE_C, REPO_ROOT, runWindows, AGENT_BIN, startAgent, winPath, writeWindowsConfig } from './wine';
 
 /** Start-up as a Windows site sees it: the user's %APPDATA%, a config from a Windows editor, busy ports, a second agent. */
 
@@ -75,6 +75,23 @@ describe('Windows: start-up', () => {
       );
       assert.doesNotMatch(second.stdout, /Receiving menu cycle updates/);
       assert.equal((await post(agent.url, sample(2))).status, 200);
+    } finally {
+      assert.equal(await agent.stop(), 0, agent.output());
+    }
+  });
+
+  it('upgrades a 0.1 single-file data folder on its first Windows start (the split and its safety copy)', async () => {
+    const dataDir = path.join(work, 'site from 0.1');
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'legacy-0.1', 'pos-sync.db'), path.join(dataDir, 'pos-sync.db'));
+    const config = writeWindowsConfig(path.join(work, 'legacy.json'), { dataDir: winPath(dataDir), webhook: { port: 0 }, admin: { enabled: false }, backup: { enabled: false } });
+    const agent = await startAgent(config, dataDir, out);
+    try {
+      for (const f of ['agent.db', 'staff.db']) assert.ok(fs.existsSync(path.join(dataDir, f)), `${f} split out of the 0.1 file`);
+      assert.equal(fs.readdirSync(path.join(dataDir, 'backups')).filter((f) => /^pre-0\.2-split-.*\.db$/.test(f)).length, 1, "0.1's whole file kept");
+      assert.equal(lastSequence(dataDir, 3021), 1043);
+      assert.equal(lastSequence(dataDir, 200), 10);
+      assert.doesNotMatch(agent.output(), /\[error\]|EPERM/);
     } finally {
       assert.equal(await agent.stop(), 0, agent.output());
     }
