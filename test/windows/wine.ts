@@ -17,6 +17,8 @@ if (!WINE || !NODE_EXE || !process.env.WINEPREFIX) {
   throw new Error('test/windows runs through `npm run test:windows` (it installs Wine and Node for Windows and sets POS_SYNC_WINE, POS_SYNC_WINDOWS_NODE, WINEPREFIX)');
 }
 export const WINEPREFIX = process.env.WINEPREFIX;
+/** node.exe (Node for Windows) on this side. */
+export const WINDOWS_NODE = NODE_EXE;
 /** The prefix's C: drive on this side. */
 export const DRIVE_C = path.join(WINEPREFIX, 'drive_c');
 
