@@ -72,6 +72,8 @@ export interface TillProcess {
   readonly pid: number;
   /** Stops it (it closes the file) and returns what it saw. */
   stop(): Promise<{ reads: number; errors: string[]; seen: TillRow[] }>;
+  /** Ends it at once (a failed test's clean-up, when its folder may be gone). */
+  kill(): Promise<void>;
 }
 
 /** test/windows/fixtures/till.cjs as a Windows process holding `dbFile` open; resolves once it has the file open. */
@@ -88,6 +90,10 @@ export async function startTill(dbFile: string, work: string, options: WindowsOp
   });
   return {
     pid: p.pid,
+    async kill() {
+      if (exited === undefined) process.kill(p.pid, 'SIGKILL');
+      await p.exited;
+    },
     async stop() {
       fs.writeFileSync(stopFile, '');
       const code = await p.exited;
