@@ -74,7 +74,8 @@ describe('Windows: backup, restore, compact, diagnose', () => {
   it('`backup list --check` checks every set and names where each resumes', async () => {
     const r = await cli(['backup', 'list', '--check', '--config', winPath(config)], out);
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split(/\r?\n/);
+    const lines = r.stdout.trim().split(/\r?\n/).filter((l) => !l.startsWith('Data folder: '));
+    assert.match(r.stdout, new RegExp(`^Data folder: ${winPath(dataDir).replace(/\\/g, '\\\\')} `), 'names the data folder first');
     assert.equal(lines.length, 2, r.stdout);
     for (const line of lines) assert.match(line, /ok; location 3021 at 1043/);
   });

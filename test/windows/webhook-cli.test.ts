@@ -138,7 +138,7 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /Agent not running/);
     // Each changing command does its work directly on the folder, under the folder's lock.
-    const direct = /^No agent is running: done directly on the data folder\./;
+    const direct = /^No agent is running: done directly on the data folder\./m;
     const paused = await cli(args('pause'), out);
     assert.equal(paused.code, 0, paused.stderr);
     assert.match(paused.stdout, direct);
