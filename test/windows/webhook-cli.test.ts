@@ -38,8 +38,6 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     admin: { port: await freePort() },
     sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 },
     backup: { enabled: false },
-    // The smallest rotation size, so that the refusals below make the log rotate.
-    log: { maxFileBytes: 64 * 1024 },
   });
     agent = await startAgent(config, dataDir, out);
   });
@@ -117,19 +115,6 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     assert.ok(url, link.stdout);
     const res = await fetch(url, { redirect: 'manual' });
     assert.ok(res.status < 400, `the login link answered ${res.status}`);
-  });
-
-  it('rotates its log on Windows: agent.log goes to agent.old.log and the agent goes on writing', async () => {
-    const logs = path.join(dataDir, 'logs');
-    const bad = JSON.stringify({ ...JSON.parse(sample(1).toString('utf8')), ChangeSequence: 'one' });
-    // Each refused body is one warning line in the log; enough of them to pass 64 KiB.
-    for (let i = 0; i < 400 && !fs.existsSync(path.join(logs, 'agent.old.log')); i++) {
-      assert.equal((await post(agent.url, bad, HEADERS)).status, 400);
-    }
-    assert.ok(fs.existsSync(path.join(logs, 'agent.old.log')), `no rotation: ${fs.readdirSync(logs).join(', ')}`);
-    assert.equal((await post(agent.url, body(77, 20, 19, 420), HEADERS)).status, 200);
-    await waitFor('the line of the stored update in the new agent.log', () => /stored update location 77 change 20 /.test(fs.readFileSync(path.join(logs, 'agent.log'), 'utf8')));
-    assert.ok(fs.statSync(path.join(logs, 'agent.log')).size < 64 * 1024);
   });
 
   it('with no agent running: status says so, and the changing commands do their work themselves', async () => {
