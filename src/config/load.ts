@@ -109,26 +109,34 @@ function unknownKeysMessage(keys: readonly string[], path: readonly PropertyKey[
     .join('; ');
 }
 
+/**
+ * The configuration file's JSON object. A byte-order mark is skipped: Windows editors (Notepad saving
+ * "UTF-8 with BOM", PowerShell's Out-File) write one, and JSON.parse refuses it. CRLF line ends are
+ * whitespace to JSON and need nothing.
+ */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw configFileUnreadable(file, err);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  } catch (err) {
+    throw new ConfigError('configuration file', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('configuration file', `${file} must hold a JSON object ({ ... })`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
 /** Reads, merges (defaults < file < environment < overrides), validates and freezes the configuration. */
 export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
   const env = options.env ?? process.env;
-  let fromFile: unknown = {};
-  if (options.file) {
-    let text: string;
-    try {
-      text = fs.readFileSync(options.file, 'utf8');
-    } catch (err) {
-      throw configFileUnreadable(options.file, err);
-    }
-    try {
-      fromFile = JSON.parse(text);
-    } catch (err) {
-      throw new ConfigError('configuration file', `${options.file} is not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
-      throw new ConfigError('configuration file', `${options.file} must hold a JSON object ({ ... })`);
-    }
-  }
+  const fromFile = options.file ? readConfigFile(options.file) : {};
   const merged = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
   return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd());
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { configFileUnreadable, deepMerge, defaultDataDir, environmentOverrides, loadConfig, secretsOf, type LoadOptions } from '../config/load';
+import { deepMerge, defaultDataDir, environmentOverrides, loadConfig, readConfigFile, secretsOf, type LoadOptions } from '../config/load';
 import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { redactor } from '../log';
@@ -215,14 +215,7 @@ export function secretOverrides(raw: unknown, store: Pick<SecretStore, 'get'>): 
  */
 export function rawConfigInput(options: LoadOptions = {}): { raw: Record<string, unknown>; relativeTo: string } {
   const env = options.env ?? process.env;
-  let fromFile: unknown = {};
-  if (options.file) {
-    try {
-      fromFile = JSON.parse(fs.readFileSync(options.file, 'utf8'));
-    } catch (err) {
-      throw configFileUnreadable(options.file, err);
-    }
-  }
+  const fromFile = options.file ? readConfigFile(options.file) : {};
   const raw = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
   return { raw: (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>, relativeTo: options.file ? path.dirname(path.resolve(options.file)) : process.cwd() };
 }

@@ -8,6 +8,7 @@ import { environmentOverrides, loadConfig, maskConfig, parseConfig } from '../..
 import { ConfigError } from '../../src/errors';
 import { appliedMigrations, migrate, openDatabase } from '../../src/store/database';
 import { TILL_MIGRATIONS as MIGRATIONS } from '../../src/store/migrations';
+import { dataDirFor } from '../../src/ops/secrets';
 import { REPO_ROOT } from '../helpers/child-agent';
 import { tempDir } from '../helpers/fixtures';
 
@@ -66,6 +67,20 @@ describe('configuration', () => {
     assert.equal(config.sync.baseline, 'operator');
     assert.equal(config.locations['3021']!.timezone, 'Europe/Dublin');
     assert.deepEqual(environmentOverrides({ POS_SYNC__a__b: 'true', POS_SYNC__c: 'text', OTHER: '1' }), { a: { b: true }, c: 'text' });
+  });
+
+  it('reads a file written by a Windows editor: byte-order mark and CRLF line ends', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'site.json');
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify({ dataDir: 'data', webhook: { port: 9001 } }, null, 2).replace(/\n/g, '\r\n')}\r\n`);
+    const config = loadConfig({ file, env: {} });
+    assert.equal(config.webhook.port, 9001);
+    assert.equal(config.dataDir, path.join(dir, 'data'));
+    // The folder and secrets file are found the same way before validation (the secrets commands, Electron).
+    assert.equal(dataDirFor({ file, env: {} }), path.join(dir, 'data'));
+    // A mark anywhere but first is still an error, as is any other stray character.
+    fs.writeFileSync(file, `{"webhook":\uFEFF{"port":9001}}`);
+    assert.throws(() => loadConfig({ file, env: {} }), /is not valid JSON/);
   });
 
   it('masks secrets whenever the config is printed', () => {

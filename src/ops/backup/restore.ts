@@ -23,6 +23,43 @@ export function restoreJournalFile(dataDir: string): string {
   return path.join(dataDir, RESTORE_JOURNAL);
 }
 
+/** What a live file is renamed to while a restore replaces it; deleted once the restored files are in. */
+const ASIDE_SUFFIX = '.replaced';
+
+/**
+ * Moves every live file a restore replaces (with its -wal and -shm) out of the way before any
+ * restored file goes in. Windows refuses to rename a file
+ * another program has open (SQLite and most programs open without FILE_SHARE_DELETE): a till, a
+ * backup or antivirus program reading pos-sync.db. Then the files already moved are put back, the
+ * staged copies and the journal removed, and the restore refused naming the file, so the folder is
+ * as it was, never half restored. (POSIX renames an open file; the restore's earlier -wal check is
+ * what finds a till there.)
+ */
+function moveAside(files: readonly string[], staged: readonly (readonly [string, string])[], journal: string, previousSavedAs: string | null): void {
+  const moved: [from: string, to: string][] = [];
+  try {
+    for (const file of files) {
+      for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+        if (!fs.existsSync(name)) continue;
+        fs.renameSync(name, `${name}${ASIDE_SUFFIX}`);
+        moved.push([name, `${name}${ASIDE_SUFFIX}`]);
+      }
+    }
+  } catch (err) {
+    const busy = (err as NodeJS.ErrnoException).path ?? '';
+    for (const [from, to] of moved.reverse()) fs.renameSync(to, from);
+    for (const [file] of staged) fs.rmSync(file, { force: true });
+    fs.rmSync(journal, { force: true });
+    if (!['EPERM', 'EBUSY', 'EACCES'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    throw new AppError(
+      'database_in_use',
+      409,
+      `another program (the till, a backup or antivirus program?) has ${busy} open: close it and run the restore again; ` +
+        `no file was changed${previousSavedAs ? ` (the current files were also saved as ${previousSavedAs})` : ''}`,
+    );
+  }
+}
+
 /** The restore that was cut short on this data folder, if any. */
 export function interruptedRestore(dataDir: string): { from: string; startedAt: string } | null {
   try {
@@ -110,15 +147,18 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
   const journal = restoreJournalFile(config.dataDir);
   fs.writeFileSync(journal, `${JSON.stringify({ from: source, startedAt: now.toISOString() })}\n`, { mode: 0o600 });
   fsyncPath(journal);
-  for (const [staged, target] of incoming) {
-    for (const sidecar of ['-wal', '-shm']) fs.rmSync(`${target}${sidecar}`, { force: true });
-    fs.renameSync(staged, target);
+  // A 0.1 backup becomes the till file again and the next open splits it: the live agent.db and staff.db go.
+  const replaced = [...incoming.map(([, target]) => target), ...(check.kind === 'single-file' ? [live('agent'), live('staff')] : [])];
+  try {
+    moveAside(replaced, incoming, journal, previousSavedAs);
+  } catch (err) {
+    fs.rmSync(stagedBodies, { recursive: true, force: true });
+    throw err;
   }
+  for (const [staged, target] of incoming) fs.renameSync(staged, target);
   swapRestoredBodyFiles(stagedBodies, config.dataDir);
-  if (check.kind === 'single-file') {
-    // A 0.1 backup: it becomes the till file again and the next open splits it into the three files.
-    for (const kind of ['agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}`, { force: true });
-  }
+  // Also what a restore cut short by a crash left aside (the journal made start-up wait for this run).
+  for (const kind of ['till', 'agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}${ASIDE_SUFFIX}`, { force: true });
   fsyncPath(config.dataDir);
   fs.rmSync(journal, { force: true });
   fsyncPath(config.dataDir);

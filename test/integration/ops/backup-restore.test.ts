@@ -290,6 +290,50 @@ describe('backup and restore', () => {
     await restoreDatabase(config, backup);
   });
 
+  it('a file the system will not move (Windows: open in another program) leaves every file as it was', async () => {
+    const dataDir = tempDir();
+    const config = testConfig({ dataDir });
+    const core = new AgentCore(config, silentLogger);
+    const backup = (await backupDatabase({ agent: core.agentDb, till: core.tillDb }, tempDir(), 3)).file;
+    core.close();
+    // Something applied after the backup, so a restore would change the files.
+    const t = await startTestAgent({ dataDir });
+    assert.equal((await t.post(chain(1))).status, 200);
+    await t.settle();
+    await t.agent.stop();
+    const files = (): Record<string, string> =>
+      Object.fromEntries(fs.readdirSync(dataDir).filter((f) => fs.statSync(path.join(dataDir, f)).isFile() && !/\.lock|-shm$/.test(f)).map((f) => [f, fs.readFileSync(path.join(dataDir, f)).toString('base64')]));
+    const before = files();
+    // Windows refuses to rename a file another program holds without FILE_SHARE_DELETE (a backup or
+    // antivirus program, a till in rollback-journal mode): no -wal shows it, the rename is what fails.
+    const tillFile = storeFilePath(dataDir, 'till');
+    const rename = fs.renameSync;
+    fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
+      if (String(from) === tillFile) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${tillFile}'`), { code: 'EPERM', path: tillFile });
+      rename(from, to);
+    }) as typeof fs.renameSync;
+    try {
+      await assert.rejects(restoreDatabase(config, backup), (err: Error & { id?: string }) => {
+        assert.equal(err.id, 'database_in_use');
+        assert.match(err.message, /has .*pos-sync\.db open: close it and run the restore again; no file was changed/);
+        return true;
+      });
+    } finally {
+      fs.renameSync = rename;
+    }
+    assert.deepEqual(files(), before, 'agent.db, pos-sync.db and staff.db as they were, nothing staged or aside, no journal');
+    assert.equal(fs.existsSync(restoreJournalFile(dataDir)), false);
+    // Once the program lets go, the same restore goes through.
+    await restoreDatabase(config, backup);
+    const till = new Database(tillFile, { readonly: true });
+    try {
+      assert.equal((till.prepare('SELECT count(*) AS n FROM applied_updates').get() as { n: number }).n, 0);
+    } finally {
+      till.close();
+    }
+    assert.deepEqual(fs.readdirSync(dataDir).filter((f) => /\.(replaced|restoring)$/.test(f)), []);
+  });
+
   it('an update received and applied between the copies of agent.db and the till file makes the set be taken again', async () => {
     const t = await startTestAgent({});
     for (const n of [1, 2]) assert.equal((await t.post(chain(n))).status, 200);
