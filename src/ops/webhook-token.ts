@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { ConfigProblem } from '../errors';
 import type { SecretStore } from '../config/secret-names';
 import { dataDirFor, rawConfigInput } from './secrets';
 import type { LoadOptions } from '../config/load';
 import { isLoopbackHost } from '../http/loopback';
+import { databasePath, openReadOnly, storeFilePath, tableExists } from '../store/database';
 
 /**
  * The webhook takes no update without a bearer token unless the site says so
@@ -31,8 +31,22 @@ export type WebhookTokenDecision =
   /** An earlier version's data folder with no token: the site must choose. */
   | { readonly kind: 'choose'; readonly problem: ConfigProblem };
 
-/** Files that show a data folder has been used (0.2's files, or 0.1's single file). */
-const USED_FOLDER_FILES = ['agent.db', 'pos-sync.db'];
+/**
+ * Whether head office may already be sending to this folder without a token: an agent took webhook
+ * deliveries here (agent.db's inbox holds one), or 0.1's single till file is there. A folder that only
+ * this version's own commands filled (support's `import` before the first start) is not one.
+ */
+function tookWebhookDeliveries(dataDir: string): boolean {
+  const agentFile = storeFilePath(dataDir, 'agent');
+  if (!fs.existsSync(agentFile)) return fs.existsSync(databasePath(dataDir));
+  const db = openReadOnly(agentFile);
+  try {
+    if (!tableExists(db, 'inbox')) return false;
+    return db.prepare("SELECT 1 FROM inbox WHERE source = 'webhook' LIMIT 1").get() !== undefined;
+  } finally {
+    db.close();
+  }
+}
 
 function reachableFromOutside(raw: Record<string, unknown>): boolean {
   const webhook = (raw.webhook ?? {}) as { host?: unknown; tls?: unknown };
@@ -50,7 +64,7 @@ export function noTokenProblem(dataDir: string, configFile: string | null | unde
   return {
     field: 'webhook.bearerToken',
     message:
-      `the webhook has no bearer token, and this data folder (${dataDir}) was used by an earlier version that took updates without one. ` +
+      `the webhook has no bearer token, and this data folder (${dataDir}) has taken updates from head office without one before. ` +
       'Without a token any account or program on this PC (and anyone, through a tunnel) can change your prices, so the agent no longer starts that way by default. Either ' +
       `make a token (\`pos-sync-agent secrets generate webhook.bearerToken${config}\`), give it to head office for this site's registration (\`pos-sync-agent secrets show webhook.bearerToken${config}\`) and start again; ` +
       'or, until head office sends one, set webhook.allowUnauthenticated to true in the configuration (the status window then shows it red)',
@@ -67,7 +81,7 @@ export function ensureWebhookToken(options: LoadOptions, store: SecretStore): We
   // head office, set by the site; start-up says so (webhook/exposure.ts).
   if (reachableFromOutside(raw)) return { kind: 'present' };
   const dataDir = dataDirFor(options);
-  if (USED_FOLDER_FILES.some((f) => fs.existsSync(path.join(dataDir, f)))) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
+  if (tookWebhookDeliveries(dataDir)) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
   store.set('webhook.bearerToken', crypto.randomBytes(32).toString('base64url'));
   return { kind: 'generated' };
 }

@@ -58,6 +58,8 @@ export function copyBodyFilesIntoSet(liveDataDir: string, setDir: string): numbe
   }
   if (gone.length > 0) {
     const db = new Database(agentCopy);
+    // The set's copy keeps its journal mode; its one write commits durably like every other.
+    db.pragma('synchronous = FULL');
     try {
       const row = db.prepare<[string], { inbox_id: number }>('SELECT inbox_id FROM inbox_body_files WHERE file = ?');
       db.transaction(() => {

@@ -56,10 +56,13 @@ describe('client mode against a real serve', () => {
     assert.equal(await probeService(mode.service), 'not-answering', 'nothing runs yet');
     agent = await startChildAgent(config);
     assert.equal(await probeService(mode.service), 'running');
-    // The address it opens is the service's status window (it asks for a login link).
+    // The address it opens is the service's status window: the page loads (it holds no data), and its
+    // API asks for a login link from admin-url.
     const page = await fetch(mode.service.adminUrl);
-    assert.equal(page.status, 401);
-    assert.match(await page.text(), /pos-sync-agent admin-url/);
+    assert.equal(page.status, 200);
+    const api = await fetch(new URL('/api/status', mode.service.adminUrl));
+    assert.equal(api.status, 401);
+    assert.match(await api.text(), /pos-sync-agent admin-url/);
     await agent.kill('SIGTERM');
     agent = null;
     assert.equal(await probeService(mode.service), 'not-answering');

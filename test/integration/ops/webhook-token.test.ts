@@ -105,7 +105,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
     const untouched = writeRawConfig(dir, base);
     const refused = cli(untouched, ['serve']);
     assert.equal(refused.status, 3, refused.out);
-    assert.match(refused.out, /webhook\.bearerToken: the webhook has no bearer token, and this data folder \(.*\) was used by an earlier version/);
+    assert.match(refused.out, /webhook\.bearerToken: the webhook has no bearer token, and this data folder \(.*\) has taken updates from head office without one before/);
     assert.match(refused.out, /pos-sync-agent secrets generate webhook\.bearerToken --config/);
     assert.match(refused.out, /set webhook\.allowUnauthenticated to true/);
     assert.equal(cli(untouched, ['secrets', 'show', 'webhook.bearerToken']).status, 1, 'no token was made behind the site\'s back');
