@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ConfigProblem } from '../errors';
 import type { SecretStore } from '../config/secret-names';
 import { dataDirFor, rawConfigInput } from './secrets';
 import type { LoadOptions } from '../config/load';
 import { isLoopbackHost } from '../http/loopback';
-import { databasePath, openReadOnly, storeFilePath, tableExists } from '../store/database';
 
 /**
  * The webhook takes no update without a bearer token unless the site says so
@@ -32,20 +32,13 @@ export type WebhookTokenDecision =
   | { readonly kind: 'choose'; readonly problem: ConfigProblem };
 
 /**
- * Whether head office may already be sending to this folder without a token: an agent took webhook
- * deliveries here (agent.db's inbox holds one), or 0.1's single till file is there. A folder that only
- * this version's own commands filled (support's `import` before the first start) is not one.
+ * Whether head office may already be sending to this folder without a token. The default, for a
+ * process that must not load SQLite (the desktop app's main process): the folder holds data files.
+ * `serve` passes the precise check (webhook-deliveries.ts): webhook deliveries in agent.db's inbox,
+ * so a folder only support's `import` filled still gets a token.
  */
-function tookWebhookDeliveries(dataDir: string): boolean {
-  const agentFile = storeFilePath(dataDir, 'agent');
-  if (!fs.existsSync(agentFile)) return fs.existsSync(databasePath(dataDir));
-  const db = openReadOnly(agentFile);
-  try {
-    if (!tableExists(db, 'inbox')) return false;
-    return db.prepare("SELECT 1 FROM inbox WHERE source = 'webhook' LIMIT 1").get() !== undefined;
-  } finally {
-    db.close();
-  }
+export function holdsDataFiles(dataDir: string): boolean {
+  return ['agent.db', 'pos-sync.db'].some((f) => fs.existsSync(path.join(dataDir, f)));
 }
 
 function reachableFromOutside(raw: Record<string, unknown>): boolean {
@@ -72,7 +65,7 @@ export function noTokenProblem(dataDir: string, configFile: string | null | unde
 }
 
 /** Makes the local token on an untouched install, or says what the site must choose (see above). */
-export function ensureWebhookToken(options: LoadOptions, store: SecretStore): WebhookTokenDecision {
+export function ensureWebhookToken(options: LoadOptions, store: SecretStore, takenWithoutToken: (dataDir: string) => boolean = holdsDataFiles): WebhookTokenDecision {
   const { raw } = rawConfigInput(options);
   const wanted = configured(raw);
   if (wanted.token || store.get('webhook.bearerToken') !== null) return { kind: 'present' };
@@ -81,7 +74,7 @@ export function ensureWebhookToken(options: LoadOptions, store: SecretStore): We
   // head office, set by the site; start-up says so (webhook/exposure.ts).
   if (reachableFromOutside(raw)) return { kind: 'present' };
   const dataDir = dataDirFor(options);
-  if (tookWebhookDeliveries(dataDir)) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
+  if (takenWithoutToken(dataDir)) return { kind: 'choose', problem: noTokenProblem(dataDir, options.file) };
   store.set('webhook.bearerToken', crypto.randomBytes(32).toString('base64url'));
   return { kind: 'generated' };
 }

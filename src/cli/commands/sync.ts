@@ -19,6 +19,7 @@ import { armTestFault, installCrashHandlers } from '../../ops/crash';
 import { removeOwnPidFile } from '../../ops/instance';
 import { ownershipProblems } from '../../ops/ownership';
 import { headlessSecretStore, loadConfigWithSecrets, secretsFileFor } from '../../ops/secrets';
+import { tookWebhookDeliveries } from '../../ops/webhook-deliveries';
 import { ensureWebhookToken } from '../../ops/webhook-token';
 import { startAgent } from '../../ops/startup';
 import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply, ProgressReply } from '../../ops/control-protocol';
@@ -49,7 +50,7 @@ export const serve: Command = {
     const foreign = ownershipProblems(first);
     if (foreign.length > 0) throw ConfigError.of(foreign);
     const options = { file: typeof ctx.values.config === 'string' ? ctx.values.config : null };
-    const token = ensureWebhookToken(options, headlessSecretStore(secretsFileFor(options)));
+    const token = ensureWebhookToken(options, headlessSecretStore(secretsFileFor(options)), tookWebhookDeliveries);
     if (token.kind === 'choose') throw ConfigError.of([token.problem]);
     const config = token.kind === 'generated' ? loadConfigWithSecrets(options).config : first;
     const log = ctx.logger(config);

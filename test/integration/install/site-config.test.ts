@@ -80,7 +80,7 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     assert.match(waiting.stdout, new RegExp(`Not applied yet: see \`pos-sync-agent status --config ${other.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\``));
     const viaHint = cli(['status', '--config', other], shellEnv(home));
     assert.equal(viaHint.status, 0, viaHint.stderr);
-    assert.match(viaHint.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    assert.match(viaHint.stdout, /gap: update 3021:1043 \(received .*\) needs update 1042, which has not arrived/);
     // A login link for a site whose agent is not running says so, with the command that starts it.
     const link = cli(['admin-url'], shellEnv(home));
     assert.equal(link.status, 0, link.stderr);
