@@ -77,7 +77,7 @@ describe('Windows: backup, restore, compact, diagnose', () => {
     const lines = r.stdout.trim().split(/\r?\n/).filter((l) => !l.startsWith('Data folder: '));
     assert.match(r.stdout, new RegExp(`^Data folder: ${winPath(dataDir).replace(/\\/g, '\\\\')} `), 'names the data folder first');
     assert.equal(lines.length, 2, r.stdout);
-    for (const line of lines) assert.match(line, /ok; location 3021 at 1043/);
+    for (const line of lines) assert.match(line, /ok; resumes location 3021 from 1043/);
   });
 
   it('`restore` while a Windows till holds pos-sync.db open changes no file and says what to close', async () => {

@@ -55,7 +55,7 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     assert.equal((await post(agent.url, sample(3), HEADERS)).status, 200);
     const waiting = await cli(args('status'), out);
     assert.equal(waiting.code, 0, waiting.stderr);
-    assert.match(waiting.stdout, /waiting: update 3021:1043 needs 1042 first/);
+    assert.match(waiting.stdout, /gap: update 3021:1043 \(received .*\) needs update 1042, which has not arrived/);
     assert.equal(lastSequence(dataDir, 3021), 1041);
     assert.equal((await post(agent.url, sample(2), HEADERS)).status, 200);
     await waitFor('1042 and 1043 applied', () => lastSequence(dataDir, 3021) === 1043);

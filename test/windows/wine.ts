@@ -197,6 +197,12 @@ export async function startAgent(configFile: string, dataDir: string, options: W
 /** Writes a config file as a site's text editor on Windows may: UTF-8 with a byte-order mark and CRLF line ends. */
 export function writeWindowsConfig(file: string, config: Record<string, unknown>): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  // These agents play a site whose head office sends no token (as test/helpers' writeConfig does),
+  // unless the case sets one: an untouched install would otherwise make its own token at first start.
+  const webhook = (config.webhook ?? {}) as Record<string, unknown>;
+  if (webhook.bearerToken === undefined && webhook.allowUnauthenticated === undefined) {
+    config = { ...config, webhook: { ...webhook, allowUnauthenticated: true } };
+  }
   fs.writeFileSync(file, `\uFEFF${JSON.stringify(config, null, 2).replace(/\n/g, '\r\n')}\r\n`);
   return file;
 }
