@@ -5,8 +5,8 @@
  *   node --import tsx src/dev/child-agent.cjs CONFIG.json        (the TypeScript sources)
  *   POS_SYNC_CHILD_BUILT=1 node src/dev/child-agent.cjs CONFIG.json   (the compiled build in dist/)
  * The benchmarks measure the build, as `pos-sync-agent serve` and the desktop app run it: tsx's loader,
- * in each of the agent's three threads, added ~35 MiB of RSS that no installed agent has. That is why
- * this harness is plain JavaScript: it needs no loader of its own.
+ * in each of the agent's threads, adds memory that no installed agent has (bench/mem-probe shows it).
+ * That is why this harness is plain JavaScript: it needs no loader of its own.
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
  * pragma on the inbox thread's agent.db connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.

@@ -28,7 +28,7 @@ function sizeOf(file: string): number {
 export type StatFs = (dir: string) => Pick<fs.StatsFs, 'bavail' | 'bsize' | 'blocks'>;
 
 export function checkDisk(config: Readonly<Config>, now: Date = new Date(), statfs: StatFs = (dir) => fs.statfsSync(dir)): DiskState {
-  // The three files (till, agent, staff) and their write-ahead logs: a 4 KiB till file beside a
+  // The three files (till, agent, staff) and their write-ahead logs: a small till file beside a
   // large agent.db WAL understated what the data folder holds.
   const files = (['till', 'agent', 'staff'] as const).map((kind) => storeFilePath(config.dataDir, kind));
   const base = { databaseBytes: files.reduce((n, f) => n + sizeOf(f), 0), walBytes: files.reduce((n, f) => n + sizeOf(`${f}-wal`), 0), checkedAt: now.toISOString() };

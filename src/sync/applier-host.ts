@@ -33,11 +33,11 @@ export class ApplierHost {
       entry: 'applier-worker',
       name: 'applier',
       workerData: { ...data, stopFlag: this.stopFlag.buffer } satisfies ApplierWorkerData,
-      // What an L publication (the largest, 5,000 items) keeps alive while it is applied is a fraction
-      // of 256 MB (bench/mem-probe measures it): a wide margin that still makes the thread collect
-      // long before the machine feels it. The young generation is what an apply churns through (each
-      // item's parsed objects die with the item): 8 MB plans and writes the L body as fast as 32 MB or
-      // V8's default did, with a lower peak RSS for the agent during that apply (npm run bench).
+      // The old-generation cap is a wide margin over what the largest publication keeps alive while it
+      // is applied (bench/mem-probe measures it), and still makes the thread collect long before the
+      // machine feels it. The young generation is what an apply churns through (each item's parsed
+      // objects die with the item): a small one keeps the agent's peak memory down without slowing the
+      // apply (npm run bench compares them).
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
       onEvent: (event) => {
         if (event.type === 'applied') events.applied?.(event.update);
