@@ -90,15 +90,19 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const dropBodyFile = db.prepare('DELETE FROM inbox_body_files WHERE inbox_id = ?');
   const dataDir = path.dirname(db.name);
   let filesToRemove: string[] = [];
+  /** A row's stored body, in agent.db or in a file of its own (removed once the batch commits). */
+  const dropStoredBody = (id: number): void => {
+    const file = bodyFile.get(id);
+    if (file) {
+      dropBodyFile.run(id);
+      filesToRemove.push(file.file);
+    }
+    dropBody.run(id);
+    dropLayout.run(id);
+  };
   const prune = (ids: { id: number }[]): number => {
     for (const { id } of ids) {
-      const file = bodyFile.get(id);
-      if (file) {
-        dropBodyFile.run(id);
-        filesToRemove.push(file.file);
-      }
-      dropBody.run(id);
-      dropLayout.run(id);
+      dropStoredBody(id);
       markDropped.run(id);
     }
     return ids.length;
@@ -131,13 +135,7 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
     run: (before: string, n: number) => {
       const ids = updateIds.all(before, n);
       for (const { id } of ids) {
-        const file = bodyFile.get(id);
-        if (file) {
-          dropBodyFile.run(id);
-          filesToRemove.push(file.file);
-        }
-        dropBody.run(id);
-        dropLayout.run(id);
+        dropStoredBody(id);
         dropWarnings.run(id);
         dropUpdate.run(id);
       }
