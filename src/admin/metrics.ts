@@ -46,8 +46,28 @@ function ageSeconds(now: Date, iso: string | null): number | null {
   return Number.isFinite(t) ? Math.max(0, (now.getTime() - t) / 1000) : null;
 }
 
+/**
+ * The process's own figures (CPU, memory, event-loop lag, GC), made once per process: prom-client's
+ * default metrics start an event-loop monitor and a GC observer that nothing can stop, so a registry
+ * per admin service would leave one more of each running at every restart of that service.
+ */
+let processRegistry: Registry | null = null;
+
+function processMetrics(): Registry {
+  if (processRegistry === null) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'pos_sync_process_' });
+  }
+  return processRegistry;
+}
+
+/** Why a call to GET /metrics was refused (routes/metrics.ts), counted by reason. */
+export type MetricsRefusal = 'host_not_allowed' | 'bearer_token';
+
 export class AgentMetrics {
-  readonly registry = new Registry();
+  /** This agent's figures and the process's, as one registry; closing it leaves the process's running. */
+  readonly registry: Registry;
+  private readonly refusedCounter: Counter;
   private readonly unsubscribe: () => void;
   private readonly collect: () => void;
   /** Residency counts, recomputed only when a staff sync or the date has moved (they read every record). */
@@ -56,8 +76,7 @@ export class AgentMetrics {
   constructor(private readonly options: MetricsOptions) {
     const { agent } = options;
     const now = options.now ?? (() => new Date());
-    const registry = this.registry;
-    collectDefaultMetrics({ register: registry, prefix: 'pos_sync_process_' });
+    const registry = new Registry();
     const sqlite = (agent.core.agentDb.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
 
     new Gauge({
@@ -122,6 +141,12 @@ export class AgentMetrics {
     for (const [name, spec] of Object.entries(OPS_METRICS) as [OpsMetricName, (typeof OPS_METRICS)[OpsMetricName]][]) {
       opsGauges.set(name, spec.type === 'gauge' ? new Gauge({ name, help: spec.help, registers: [registry] }) : new Counter({ name, help: spec.help, registers: [registry] }));
     }
+    this.refusedCounter = new Counter({
+      name: 'pos_sync_metrics_refused_total',
+      help: 'Calls to GET /metrics refused since the agent started, by reason (bearer_token: missing or wrong token; host_not_allowed: a foreign Host header).',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
     const scrapeTimestamp = gauge(registry, 'pos_sync_scrape_timestamp_seconds', "When this scrape was collected (the agent's clock), in Unix seconds.", []);
 
     // Filled together before each render, so the figures of one scrape describe the same moment.
@@ -177,6 +202,12 @@ export class AgentMetrics {
       }
       scrapeTimestamp.set(at.getTime() / 1000);
     };
+    this.registry = Registry.merge([processMetrics(), registry]);
+  }
+
+  /** Counts a refused call to GET /metrics. */
+  refused(reason: MetricsRefusal): void {
+    this.refusedCounter.inc({ reason });
   }
 
   private residencyCounts(at: Date): { expiring: number; expired: number } | null {

@@ -64,7 +64,7 @@ export class AdminService implements AgentService {
         shell: this.options.shell ?? 'browser',
         log: this.log,
         panelServices,
-        ...(this.metrics && metricsToken !== null ? { metrics: { token: metricsToken, contentType: this.metrics.contentType, render: () => this.metrics!.render() } } : {}),
+        ...(this.metrics && metricsToken !== null ? { metrics: { token: metricsToken, contentType: this.metrics.contentType, render: () => this.metrics!.render(), refused: (reason) => this.metrics!.refused(reason) } } : {}),
         ...(this.options.onSettingsChanged ? { onSettingsChanged: this.options.onSettingsChanged } : {}),
         ...(this.options.secrets ? { secrets: this.options.secrets } : {}),
       },

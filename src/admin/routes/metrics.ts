@@ -8,6 +8,8 @@ export interface MetricsEndpoint {
   readonly token: string | null;
   readonly contentType: string;
   render(): Promise<string>;
+  /** Told of each refused call, so a scraper with a wrong token shows up in the figures. */
+  refused(reason: 'host_not_allowed' | 'bearer_token'): void;
 }
 
 const BEARER = /^Bearer ([\x21-\x7e]+)$/;
@@ -29,11 +31,13 @@ export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Ro
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const host = checkHostHeader(req.headers.host, port());
     if (!host.ok) {
+      endpoint.refused('host_not_allowed');
       res.status(host.status).type('text/plain').send(`${host.message}\n`);
       return;
     }
     const offered = BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (offered === undefined || !sameSecret(offered, token)) {
+      endpoint.refused('bearer_token');
       res.setHeader('WWW-Authenticate', 'Bearer realm="pos-sync-agent metrics"');
       res.status(401).type('text/plain').send('GET /metrics needs Authorization: Bearer <metrics.bearerToken>\n');
       return;

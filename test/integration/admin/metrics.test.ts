@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { AgentMetrics } from '../../../src/admin/metrics';
 import { StaffService } from '../../../src/employees/service';
 import { silentLogger } from '../../../src/log';
 import { startAdminAgent, rawRequest } from '../../helpers/admin';
@@ -60,6 +61,28 @@ describe('GET /metrics', async () => {
   it('refuses a foreign Host (DNS rebinding) even with the token', async () => {
     const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}`, host: `evil.example:${t.adminPort}` } });
     assert.equal(res.status, 421);
+  });
+
+  it('counts the refused calls by reason', async () => {
+    // The two tests above refused three calls for their token and one for its Host.
+    const samples = await scrape();
+    assert.equal(value(samples, 'pos_sync_metrics_refused_total', { reason: 'bearer_token' }), 3);
+    assert.equal(value(samples, 'pos_sync_metrics_refused_total', { reason: 'host_not_allowed' }), 1);
+  });
+
+  it('keeps one set of process monitors however often the admin service restarts', async () => {
+    // prom-client's event-loop monitor and GC observer cannot be stopped: each restart must not add more.
+    const lag = 'pos_sync_process_nodejs_eventloop_lag_seconds';
+    const a = new AgentMetrics({ agent: t.agent, log: silentLogger, services: [] });
+    const shared = a.registry.getSingleMetric(lag);
+    assert.ok(shared, 'the process figures are in the registry');
+    a.close();
+    assert.equal(a.registry.getSingleMetric(lag), undefined, 'closed');
+    const b = new AgentMetrics({ agent: t.agent, log: silentLogger, services: [] });
+    assert.equal(b.registry.getSingleMetric(lag), shared, 'the same monitor, not a new one');
+    b.close();
+    const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.match(res.body, /^pos_sync_process_nodejs_eventloop_lag_seconds /m, 'closing another registry left the live one whole');
   });
 
   it('reports applies, the gap, deliveries and refusals by location and reason', async () => {
