@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/schema';
 import type { ConfigProblem } from '../errors';
+import { walkFolder } from './folder-walk';
 import { backupDir, logDir } from './paths';
 
 /**
@@ -62,24 +63,11 @@ function ancestors(dir: string): string[] {
 
 /** What in `dir` (and below, `depth` levels) is not the agent's own. */
 function walk(dir: string, depth: number, uid: number, out: Offence[]): void {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(full);
-    } catch {
-      continue;
-    }
-    const offence = offenceOf(full, stat, uid, false);
+  walkFolder(dir, depth, (file, stat) => {
+    const offence = offenceOf(file, stat, uid, false);
     if (offence) out.push(offence);
-    else if (stat.isDirectory() && depth > 0) walk(full, depth - 1, uid, out);
-  }
+    return offence === null;
+  });
 }
 
 function folderOffences(dir: string, depth: number, uid: number): Offence[] {

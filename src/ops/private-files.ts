@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config/schema';
 import type { ConfigProblem } from '../errors';
 import type { Logger } from '../log';
+import { walkFolder } from './folder-walk';
 
 /**
  * Everything the agent writes is private to its account: databases and their -wal/-shm, backups,
@@ -84,21 +85,14 @@ export function securePrivateData(config: Readonly<Config>, extraDirs: readonly 
   if (!POSIX) return;
   const walk = (dir: string, depth: number): void => {
     tighten(dir, dir === config.dataDir && config.till.readerGroup ? TILL_READER_DIR_MODE : PRIVATE_DIR_MODE);
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (depth > 0) walk(full, depth - 1);
-      } else if (entry.isFile()) {
-        if (dir === config.dataDir && TILL_FILES.includes(entry.name) && config.till.readerGroup) continue;
-        tighten(full, PRIVATE_FILE_MODE);
+    walkFolder(dir, depth, (file, stat) => {
+      if (stat.isDirectory()) {
+        tighten(file, PRIVATE_DIR_MODE);
+      } else if (stat.isFile() && !(config.till.readerGroup && path.dirname(file) === config.dataDir && TILL_FILES.includes(path.basename(file)))) {
+        tighten(file, PRIVATE_FILE_MODE);
       }
-    }
+      return true;
+    });
   };
   walk(config.dataDir, 2);
   for (const dir of extraDirs) if (fs.existsSync(dir)) walk(dir, 0);
