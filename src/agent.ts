@@ -139,7 +139,8 @@ export class Agent {
     // Body files no row names: a crash came between writing one and committing its row (the sender
     // was not answered 200 and sends again). Only here, before the receiver writes any.
     const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
-    if (swept > 0) log.info(`removed ${swept} body file${swept === 1 ? '' : 's'} left by an interrupted receipt (their senders were not answered and send again)`);
+    if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
+    if (swept.held.length > 0) log.warn(`could not remove ${swept.held.length} body file${swept.held.length === 1 ? '' : 's'} that no update names, e.g. ${swept.held[0]}: another program has it open; it is removed at a later start`);
     await Promise.all([this.inbox.start(), this.applier.start()]);
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();

@@ -70,7 +70,7 @@ export interface PruneTarget {
   readonly ranges: RangePruner;
 }
 
-function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
+function steps(target: PruneTarget, cutoffs: RetentionCutoffs, onHeld: (files: number) => void): PruneStep[] {
   const db = target.agent;
   // Bodies live in inbox_bodies; inbox.body_kept says which are still there (its partial index finds them).
   const rawBodyIds = db.prepare<[string, number], { id: number }>(
@@ -110,7 +110,8 @@ function steps(target: PruneTarget, cutoffs: RetentionCutoffs): PruneStep[] {
   const removeFiles = (): void => {
     const files = filesToRemove;
     filesToRemove = [];
-    for (const file of files) removeBodyFile(dataDir, file);
+    const held = files.filter((file) => !removeBodyFile(dataDir, file));
+    if (held.length > 0) onHeld(held.length);
   };
   const rawBodies = { run: (before: string, n: number) => ({ changes: prune(rawBodyIds.all(before, n)) }), committed: removeFiles };
   const conflictBodies = { run: (before: string, n: number) => ({ changes: prune(conflictBodyIds.all(before, n)) }), committed: removeFiles };
@@ -197,7 +198,8 @@ export async function pruneDatabase(
   const counts: PruneCounts = { rawBodies: 0, conflictBodies: 0, quarantine: 0, deliveries: 0, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 };
   let batches = 0;
   let longestBatchMs = 0;
-  for (const step of steps(target, cutoffs)) {
+  let heldBodyFiles = 0;
+  for (const step of steps(target, cutoffs, (files) => (heldBodyFiles += files))) {
     while (!shouldStop() && target.agent.open) {
       const { changed, ms } = await step.run(batchSize);
       longestBatchMs = Math.max(longestBatchMs, ms);
@@ -206,7 +208,7 @@ export async function pruneDatabase(
       if (changed < batchSize) break;
     }
   }
-  return { counts, batches, longestBatchMs, totalMs: performance.now() - started };
+  return { counts, batches, longestBatchMs, totalMs: performance.now() - started, heldBodyFiles };
 }
 
 /** The locations the till's file knows, with the timezone their dates are in. */
@@ -323,6 +325,9 @@ export class RetentionService implements AgentService, AdminPanelProvider {
           this.log.info(
             `retention: pruned ${JSON.stringify(report.counts)} in ${report.batches} batches (longest ${report.longestBatchMs.toFixed(1)} ms)`,
           );
+        }
+        if (report.heldBodyFiles > 0) {
+          this.log.warn(`retention: ${report.heldBodyFiles} pruned body file${report.heldBodyFiles === 1 ? ' is' : 's are'} held open by another program and stay until a later start removes them`);
         }
         return report;
       } catch (err) {

@@ -99,6 +99,8 @@ export interface PruneReport {
   /** The longest single transaction, in ms: what a writer could have waited behind. */
   readonly longestBatchMs: number;
   readonly totalMs: number;
+  /** Pruned bodies whose files another program held open: left for the next start's sweep. */
+  readonly heldBodyFiles: number;
 }
 
 export type RetentionDays = Pick<Config['retention'], RetentionDayKey>;

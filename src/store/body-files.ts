@@ -89,34 +89,55 @@ export class BodyFileSink {
   }
 }
 
-/** Removes a body file that no row names any more (after the row's transaction committed). */
-export function removeBodyFile(dataDir: string, name: string): void {
-  fs.rmSync(bodyFilePath(dataDir, name), { force: true });
+/**
+ * Removes a body file that no row names any more (after the row's transaction committed). Returns
+ * false when it could not be removed: on Windows another program (a virus scanner, an editor) that
+ * holds it open without sharing deletion makes Windows refuse. Nothing names it any more, so it is
+ * left for the next start's sweep; a removal that fails must not fail what was already committed.
+ */
+export function removeBodyFile(dataDir: string, name: string): boolean {
+  try {
+    fs.rmSync(bodyFilePath(dataDir, name), { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the start-up sweep did: files removed, and files it could not remove (held open elsewhere). */
+export interface BodySweep {
+  readonly removed: number;
+  readonly held: readonly string[];
 }
 
 /**
  * At start-up, before the receiver listens: removes every file in <dataDir>/bodies/ that no inbox row
- * names (a crash between writing a body and committing its row; the sender was never answered 200).
- * Returns how many it removed.
+ * names (a crash between writing a body and committing its row, whose sender was never answered 200;
+ * or one a prune could not remove). A file it cannot remove is reported, never a reason not to start.
  */
-export function sweepBodyFiles(db: Db, dataDir: string): number {
+export function sweepBodyFiles(db: Db, dataDir: string): BodySweep {
   const dir = bodyFilesDir(dataDir);
   let entries: string[];
   try {
     entries = fs.readdirSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { removed: 0, held: [] };
     throw err;
   }
   const named = new Set(db.prepare<[], { file: string }>('SELECT file FROM inbox_body_files').all().map((r) => r.file));
   let removed = 0;
+  const held: string[] = [];
   for (const entry of entries) {
     if (named.has(entry)) continue;
-    fs.rmSync(path.join(dir, entry), { force: true, recursive: false });
-    removed += 1;
+    try {
+      fs.rmSync(path.join(dir, entry), { force: true, recursive: false });
+      removed += 1;
+    } catch {
+      held.push(path.join(dir, entry));
+    }
   }
   if (removed > 0) syncFolder(dir);
-  return removed;
+  return { removed, held };
 }
 
 /** Reads `length` bytes at `position` of a body file into a new buffer. */

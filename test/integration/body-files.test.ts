@@ -112,8 +112,30 @@ describe('large bodies in files of their own', async () => {
     const stray = path.join(bodyFilesDir(dataDir), `${'ab'.repeat(16)}.body`);
     fs.writeFileSync(stray, 'partial');
     const kept = files().filter((f) => f !== path.basename(stray));
-    assert.equal(sweepBodyFiles(agentDb, dataDir), 1);
+    assert.deepEqual(sweepBodyFiles(agentDb, dataDir), { removed: 1, held: [] });
     assert.deepEqual(files(), kept);
+  });
+
+  it('a body file another program holds open is left for a later start; neither the prune nor the start-up sweep fails', async () => {
+    const res = await t.post(large(34, 1, 0));
+    const inboxId = (res.json as { inboxId: number }).inboxId;
+    await t.settle();
+    const file = path.join(bodyFilesDir(dataDir), fileOf(inboxId)!);
+    // What Windows does to a file another program has open without sharing deletion: removing it
+    // fails. Here a folder of the same name (with something in it) makes the removal fail the same way.
+    fs.rmSync(file);
+    fs.mkdirSync(file);
+    fs.writeFileSync(path.join(file, 'held'), 'x');
+    const cutoffs = retentionCutoffs({ ...t.config.retention, rawPayloadDays: 1 }, [], new Date(Date.now() + 2 * 86_400_000));
+    const report = await pruneDatabase({ agent: agentDb, ranges: async () => ({ changed: 0, ms: 0 }) }, { ...cutoffs, quarantineBefore: new Date(0).toISOString(), deliveriesBefore: new Date(0).toISOString() }, 500);
+    assert.equal(report.heldBodyFiles, 1);
+    assert.equal(fileOf(inboxId), undefined, 'the row went: the body is pruned');
+    assert.deepEqual(sweepBodyFiles(agentDb, dataDir), { removed: 0, held: [file] });
+    fs.rmSync(path.join(file, 'held'));
+    fs.rmdirSync(file);
+    fs.writeFileSync(file, 'released');
+    assert.deepEqual(sweepBodyFiles(agentDb, dataDir), { removed: 1, held: [] });
+    assert.ok(!fs.existsSync(file));
   });
 });
 

@@ -184,7 +184,7 @@ describe('retention in the window', () => {
       effective: effectiveRetention(config.retention, { deliveryDays: 1 }),
       settingsError: null,
       lastRunAt: '2027-01-04T09:30:00.000Z',
-      lastReport: { counts: { rawBodies: 3, conflictBodies: 0, quarantine: 0, deliveries: 1, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 }, batches: 7, longestBatchMs: 1, totalMs: 2 },
+      lastReport: { counts: { rawBodies: 3, conflictBodies: 0, quarantine: 0, deliveries: 1, priceRanges: 0, availabilityRanges: 0, updates: 0, appliedRecords: 0, warnings: 0, audit: 0 }, batches: 7, longestBatchMs: 1, totalMs: 2, heldBodyFiles: 0 },
       lastError: null,
       running: false,
     };
