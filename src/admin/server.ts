@@ -91,6 +91,8 @@ export interface RunningAdminServer {
    * or open it, never log it.
    */
   readonly loginUrl: string;
+  /** The same as `loginUrl`, with the moment the link stops working. */
+  loginLink(): { url: string; expiresAt: Date };
   close(): Promise<void>;
 }
 
@@ -137,12 +139,17 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${boundPort}/`;
   const token = tokenReader(deps.token);
+  const loginLink = (): { url: string; expiresAt: Date } => {
+    const login = mintLoginCode(token(), new Date(), loginLinkMinutes);
+    return { url: `${url}?${LOGIN_PARAM}=${login.code}`, expiresAt: login.expiresAt };
+  };
   return {
     server,
     url,
     get loginUrl() {
-      return `${url}?${LOGIN_PARAM}=${mintLoginCode(token(), new Date(), loginLinkMinutes).code}`;
+      return loginLink().url;
     },
+    loginLink,
     close: () =>
       new Promise<void>((resolve) => {
         closeEvents();

@@ -6,7 +6,7 @@ import { defaultRendererDir, startAdminServer, type RunningAdminServer } from '.
 import { buildStatusReply } from './status-reply';
 import { UiSettingsStore, type UiSettings } from './settings';
 import { severityOf, type Summary } from './summary';
-import { TokenSource, tokenFilePath } from './token';
+import { rotateToken, TokenSource, tokenFilePath } from './token';
 import type { SecretsBridge } from './routes/secrets';
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
@@ -87,6 +87,16 @@ export class AdminService implements AgentService {
   /** A fresh one-time login link (see security.ts); for the Electron window and the console only. */
   get loginUrl(): string | null {
     return this.running?.loginUrl ?? null;
+  }
+
+  /**
+   * A one-time login link for whoever asked on the control channel (ops/control-access.ts); `rotate`
+   * first replaces the token, as `admin-url --rotate` does, so every open session and unused link ends.
+   */
+  loginLink(rotate: boolean): { url: string; expiresAt: Date } | null {
+    if (!this.running) return null;
+    if (rotate) rotateToken(tokenFilePath(this.config.dataDir, this.config.admin.tokenFile));
+    return this.running.loginLink();
   }
 
   get settings(): UiSettings | null {

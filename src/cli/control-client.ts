@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { z } from 'zod';
 import { AppError } from '../errors';
-import { ACTOR_HEADER, ErrorReply, PingReply, controlEndpoint, ensurePrivateRuntimeDir } from '../ops/control-protocol';
+import { controlEndpoint, ensurePrivateRuntimeDir } from '../ops/control-protocol';
+import { ControlClient } from '../ops/control-request';
 import { isInstanceLocked, runningAgent, tryAcquireInstanceLock } from '../ops/instance';
 import { makePrivateDir } from '../ops/private-files';
 
@@ -12,65 +11,7 @@ import { makePrivateDir } from '../ops/private-files';
  * data folder's lock meanwhile so that no agent starts half-way through.
  */
 
-export interface ControlRequest {
-  readonly method: 'GET' | 'POST' | 'PUT';
-  readonly route: string;
-  readonly body?: Buffer | unknown;
-}
-
-export class ControlClient {
-  constructor(
-    readonly endpoint: string,
-    private readonly actor: string,
-  ) {}
-
-  request<T>(schema: z.ZodType<T>, req: ControlRequest): Promise<T> {
-    const payload = req.body === undefined ? null : Buffer.isBuffer(req.body) ? req.body : Buffer.from(JSON.stringify(req.body));
-    return new Promise<T>((resolve, reject) => {
-      const r = http.request(
-        {
-          socketPath: this.endpoint,
-          path: req.route,
-          method: req.method,
-          headers: {
-            [ACTOR_HEADER]: this.actor,
-            ...(payload ? { 'content-type': Buffer.isBuffer(req.body) ? 'application/octet-stream' : 'application/json', 'content-length': payload.length } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let json: unknown;
-            try {
-              json = JSON.parse(text);
-            } catch {
-              reject(new AppError('agent_reply_unreadable', 502, `the running agent answered ${res.statusCode} with something that is not JSON`));
-              return;
-            }
-            const status = res.statusCode ?? 0;
-            if (status >= 400) {
-              const e = ErrorReply.safeParse(json);
-              reject(e.success ? new AppError(e.data.error.id, status, e.data.error.message) : new AppError('agent_failed', status, `the running agent answered ${status}`));
-              return;
-            }
-            const parsed = schema.safeParse(json);
-            if (parsed.success) resolve(parsed.data);
-            else reject(new AppError('agent_reply_unreadable', 502, `the running agent's answer to ${req.route} has an unexpected shape (is it another version?)`));
-          });
-        },
-      );
-      r.on('error', reject);
-      r.end(payload ?? undefined);
-    });
-  }
-
-  async ping(): Promise<z.infer<typeof PingReply>> {
-    return this.request(PingReply, { method: 'GET', route: '/ping' });
-  }
-}
+export { ControlClient, type ControlRequest } from '../ops/control-request';
 
 export type ChangeResult<T> = { readonly via: 'agent'; readonly pid: number; readonly result: T } | { readonly via: 'direct'; readonly result: T };
 

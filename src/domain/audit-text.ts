@@ -53,6 +53,8 @@ export function auditSentence(r: Pick<AuditRecord, 'action' | 'details'>): strin
       return `Restarted the agent${d.why ? ` to ${text(d.why)}` : ''}.`;
     case 'login':
       return 'Opened the status window (signed in).';
+    case 'login-link':
+      return d.rotated === true ? "Replaced the status window's access token (every session ended) and took a login link." : 'Took a one-time login link to the status window.';
     default: {
       const panel = /^panel:([^:]+):(.+)$/.exec(r.action);
       if (panel) return `${panel[2]} (${panel[1]})${d.message ? `: ${text(d.message)}` : ''}.`;
@@ -63,5 +65,5 @@ export function auditSentence(r: Pick<AuditRecord, 'action' | 'details'>): strin
 
 /** The person from an actor text: "Maria (status window on till-pc)" -> "Maria". */
 export function actorPerson(actor: string): string {
-  return actor.replace(/ \((status window|command line)[^)]*\)$/, '');
+  return actor.replace(/ \((status window|command line|desktop app)[^)]*\)$/, '');
 }

@@ -14,7 +14,7 @@ import { hardenApp, safeUrl } from './harden';
 import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
-import { CLIENT_LOGIN_HINT, clientTrayState, desktopMode, probeService, type ServiceEndpoints, type ServiceState } from './service-client';
+import { askService, clientTrayState, desktopMode, serviceLoginLink, type ServiceEndpoints, type ServiceView } from './service-client';
 
 /**
  * The desktop shell's main process: one instance, a tray icon showing the status colour, a window that
@@ -41,7 +41,7 @@ let downSince: string | null = null;
 let appliedStartAtLogin: boolean | null = null;
 /** Client mode (service-client.ts): the service agent this app shows instead of running its own. */
 let service: ServiceEndpoints | null = null;
-let serviceState: ServiceState | null = null;
+let serviceView: ServiceView = { kind: 'looking' };
 
 function icon(name: string): NativeImage {
   return nativeImage.createFromPath(path.join(ASSETS, name));
@@ -97,10 +97,21 @@ function showWindow(): void {
 /** Asks the agent for a fresh one-time login link; the window loads it when it arrives (onLoginLink). */
 function loadAdmin(target: BrowserWindow): void {
   if (!adminLoginUrl) return;
-  // A client has no agent process to ask for a login link: it opens the service's window, which asks
-  // for a link from `pos-sync-agent admin-url` (run by an administrator).
-  if (service) void target.loadURL(service.adminUrl).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(service?.adminUrl ?? '')}: ${describeError(err)}`));
+  if (service) loadServiceWindow(target, service);
   else send({ type: 'login-link-request' });
+}
+
+/**
+ * Client mode: a one-time login link from the service over its control channel (service-client.ts).
+ * Refused (this account may not ask), the service's window opens without it and says how to log in.
+ */
+function loadServiceWindow(target: BrowserWindow, endpoints: ServiceEndpoints): void {
+  void serviceLoginLink(endpoints, adminOrigin ?? '').then((link) => {
+    if (target.isDestroyed()) return;
+    if (link.kind === 'unavailable') log.warn(`[shell] no login link from the service agent: ${link.message}`);
+    const url = link.kind === 'link' ? link.url : endpoints.adminUrl;
+    target.loadURL(url).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(url)}: ${describeError(err)}`));
+  });
 }
 
 function onLoginLink(url: string): void {
@@ -118,17 +129,27 @@ function send(message: ParentMessage): void {
   supervisor?.send(message);
 }
 
+const quitItem = {
+  label: 'Quit',
+  click: () => {
+    quitting = true;
+    app.quit();
+  },
+};
+
 function buildTrayMenu(): Menu {
   const paused = status?.paused ?? false;
   const running = status !== null;
-  const client = service
-    ? [
-        { label: serviceState === 'running' ? 'Connected to the service agent' : 'The service agent does not answer', enabled: false },
-        { label: CLIENT_LOGIN_HINT, enabled: false },
-      ]
-    : [];
+  if (service) {
+    // Client mode: the service's state and the window; pausing and the rest are done in the window.
+    return Menu.buildFromTemplate([
+      ...clientTrayState(serviceView).lines.map((label) => ({ label, enabled: false })),
+      { label: 'Open status window', click: showWindow },
+      { type: 'separator' },
+      quitItem,
+    ]);
+  }
   return Menu.buildFromTemplate([
-    ...client,
     { label: 'Open status window', enabled: adminLoginUrl !== null, click: showWindow },
     { type: 'separator' },
     {
@@ -148,27 +169,21 @@ function buildTrayMenu(): Menu {
       click: (item) => send({ type: 'start-at-login', enabled: item.checked }),
     },
     { type: 'separator' },
-    {
-      label: 'Quit',
-      click: () => {
-        quitting = true;
-        app.quit();
-      },
-    },
+    quitItem,
   ]);
 }
 
 let lastTray = '';
 function refreshTray(): void {
   if (!tray) return;
-  const asClient = service ? clientTrayState(serviceState) : null;
+  const asClient = service ? clientTrayState(serviceView) : null;
   // Without the agent's own status, the severity model's "cannot be reached" (red) once it has stopped.
   const fallback = trayState(null, downSince === null ? { phase: 'starting' } : { phase: 'down', since: downSince, why: notRunning ?? 'the agent process stopped; it is being restarted' });
   const colour: TrayColour = asClient?.colour ?? status?.colour ?? fallback.colour;
   const text = asClient?.tooltip ?? status?.summary ?? fallback.tooltip;
   // Windows truncates tray tooltips at 127 characters.
   const tooltip = text.length > 127 ? `${text.slice(0, 126)}…` : text;
-  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}|${serviceState}`;
+  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}|${asClient?.lines.join('|')}`;
   if (key === lastTray) return;
   lastTray = key;
   tray.setImage(trayIcon(colour));
@@ -294,7 +309,8 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
 
 /**
  * Client mode: a service agent runs for this PC (its machine-wide configuration exists), so this app
- * starts none. It shows whether the service answers and opens the service's status window.
+ * starts none. The tray shows the service's severity (service-client.ts) and the window opens the
+ * service's status window, logged in when the service lets this account ask for a link.
  */
 function startClient(endpoints: ServiceEndpoints, hidden: boolean): void {
   service = endpoints;
@@ -302,8 +318,8 @@ function startClient(endpoints: ServiceEndpoints, hidden: boolean): void {
   adminOrigin = adminOriginOf(endpoints.adminUrl);
   log.info(`[shell] POS Sync Agent ${app.getVersion()}: a client of the service agent (${endpoints.configFile}); not starting an agent here`);
   const poll = (): void => {
-    void probeService(endpoints).then((state) => {
-      serviceState = state;
+    void askService(endpoints).then((view) => {
+      serviceView = view;
       refreshTray();
     });
   };
@@ -360,7 +376,7 @@ function main(): void {
       // machine-wide file, the user's own, else built-in defaults.
       const site = resolveSiteConfig({ option: desktopConfigOption(process.argv), exists: (f) => fs.existsSync(f) });
       const options: LoadOptions = { file: site.file, defaultDataDir: site.defaultDataDir };
-      const mode = desktopMode(site, rawConfigInput(options).raw);
+      const mode = desktopMode(site, rawConfigInput(options).raw, dataDirFor(options));
       if (mode.kind === 'client') {
         startClient(mode.service, startHidden(process.argv));
         return;

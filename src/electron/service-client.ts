@@ -1,12 +1,21 @@
+import os from 'node:os';
+import type { z } from 'zod';
 import type { SiteConfig } from '../config/site';
-import type { TrayColour } from './policy';
+import { AppError } from '../errors';
+import { controlEndpoint, LoginLinkReply, SummaryReply } from '../ops/control-protocol';
+import { ControlClient } from '../ops/control-request';
+import { acceptLoginLink, trayState, type TrayColour } from './policy';
 
 /**
  * Client mode: where a service agent runs for this PC (the machine-wide configuration exists), the
- * desktop app does not start a second agent on it. It shows whether the service answers and opens the
- * service's status window; logging in takes a link from `pos-sync-agent admin-url`, run by an
- * administrator (the access token lives in the service's private data folder, which other accounts
- * on the PC cannot read: that is the point). Nothing here imports Electron, so it is tested under Node.
+ * desktop app does not start a second agent on it. It asks the service, over the service's control
+ * channel (ops/control-protocol.ts, ops/control-access.ts), for its severity (the tray's colour and
+ * tooltip) and for a one-time login link to its status window; pausing and everything else is done in
+ * that window. The operating system decides who may open the channel: the service's own account,
+ * root / SYSTEM and, on Windows, administrators in an elevated process. For anyone else the channel is
+ * refused and the app falls back to the service's health check, with one line on how to get access
+ * (docs/operations.md, "Who may see the service's state"). Nothing here imports Electron or opens a
+ * database, so it is tested under Node against a real `serve`.
  */
 
 export interface ServiceEndpoints {
@@ -15,6 +24,8 @@ export interface ServiceEndpoints {
   readonly adminUrl: string;
   /** The receiver's health check (loopback): answers while the service runs. */
   readonly healthUrl: string;
+  /** The service's control channel: its socket (Unix) or named pipe (Windows). */
+  readonly control: string;
 }
 
 export type DesktopMode = { readonly kind: 'own' } | { readonly kind: 'client'; readonly service: ServiceEndpoints };
@@ -31,8 +42,11 @@ function loopbackHost(section: unknown, fallback: string): string {
   return host === '127.0.0.1' || host === '0.0.0.0' || host === '::' || host === undefined ? fallback : '127.0.0.1';
 }
 
-/** Own agent, or client of the service: decided by the site's configuration alone (config/site.ts). */
-export function desktopMode(site: SiteConfig, raw: Record<string, unknown>): DesktopMode {
+/**
+ * Own agent, or client of the service: decided by the site's configuration alone (config/site.ts).
+ * `dataDir` is the service's data folder by that configuration (ops/secrets.ts dataDirFor).
+ */
+export function desktopMode(site: SiteConfig, raw: Record<string, unknown>, dataDir: string, platform: NodeJS.Platform = process.platform): DesktopMode {
   if (!site.machine || site.file === null) return { kind: 'own' };
   const admin = raw.admin;
   const webhook = raw.webhook as { path?: unknown } | undefined;
@@ -42,6 +56,7 @@ export function desktopMode(site: SiteConfig, raw: Record<string, unknown>): Des
       configFile: site.file,
       adminUrl: `http://${loopbackHost(admin, '127.0.0.1')}:${portOf(admin, 8780)}/`,
       healthUrl: `http://${loopbackHost(webhook, '127.0.0.1')}:${portOf(webhook, 8787)}/healthz`,
+      control: controlEndpoint(dataDir, platform),
     },
   };
 }
@@ -49,7 +64,7 @@ export function desktopMode(site: SiteConfig, raw: Record<string, unknown>): Des
 export type ServiceState = 'running' | 'not-answering';
 
 /** Does the service answer? One loopback request with a short timeout. */
-export async function probeService(service: ServiceEndpoints, timeoutMs = 3000): Promise<ServiceState> {
+export async function probeService(service: Pick<ServiceEndpoints, 'healthUrl'>, timeoutMs = 3000): Promise<ServiceState> {
   try {
     const res = await fetch(service.healthUrl, { signal: AbortSignal.timeout(timeoutMs) });
     const body = (await res.json()) as { status?: unknown };
@@ -59,13 +74,124 @@ export async function probeService(service: ServiceEndpoints, timeoutMs = 3000):
   }
 }
 
-/** The tray in client mode: it says it is a client, and whether the service answers. */
-export function clientTrayState(state: ServiceState | null): { colour: TrayColour; tooltip: string } {
-  // Grey, not green: without the service's token this app cannot see its severity, only that it answers.
-  if (state === 'running') return { colour: 'grey', tooltip: 'POS Sync Agent — connected to the service agent; open the window for its status' };
-  if (state === null) return { colour: 'grey', tooltip: 'POS Sync Agent — looking for the service agent' };
-  return { colour: 'red', tooltip: 'POS Sync Agent — the service agent does not answer (Services: POS Sync Agent)' };
+/** What this app knows of the service, from its control channel or, failing that, its health check. */
+export type ServiceView =
+  /** Not asked yet. */
+  | { readonly kind: 'looking' }
+  /** The channel answered with the severity model. */
+  | { readonly kind: 'status'; readonly summary: z.infer<typeof SummaryReply> }
+  /** The operating system refused this account the channel; `running` is the health check's answer. */
+  | { readonly kind: 'refused'; readonly running: boolean }
+  /** The channel answered with an error (its storage failing, say). */
+  | { readonly kind: 'failed'; readonly message: string }
+  /** Nothing answers on the channel (stopped, starting, or a version without it); the health check's answer. */
+  | { readonly kind: 'no-channel'; readonly running: boolean };
+
+/** Who asks, for the service's audit log: this account on this PC. */
+export function desktopActor(): string {
+  try {
+    return `${os.userInfo().username}@${os.hostname()}`;
+  } catch {
+    return 'desktop user';
+  }
 }
 
-/** The line the window and tray show on how to log in to the service's window. */
-export const CLIENT_LOGIN_HINT = 'Log in with a link from `pos-sync-agent admin-url`, run as an administrator.';
+/** The channel refused this account (permissions), as opposed to nothing listening. */
+export function isRefusal(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/** The route does not exist (a service of a version before it): as good as no channel. */
+function isMissingRoute(err: unknown): boolean {
+  return err instanceof AppError && err.id === 'not_found';
+}
+
+function client(service: ServiceEndpoints, actor: string, timeoutMs: number): ControlClient {
+  return new ControlClient(service.control, actor, timeoutMs);
+}
+
+/** Asks the service for its state: the channel first, then the health check. */
+export async function askService(service: ServiceEndpoints, options: { actor?: string; timeoutMs?: number } = {}): Promise<ServiceView> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  try {
+    const summary = await client(service, options.actor ?? desktopActor(), timeoutMs).request(SummaryReply, { method: 'GET', route: '/summary' });
+    return { kind: 'status', summary };
+  } catch (err) {
+    if (err instanceof AppError && !isMissingRoute(err)) return { kind: 'failed', message: err.message };
+    const running = (await probeService(service, timeoutMs)) === 'running';
+    return isRefusal(err) ? { kind: 'refused', running } : { kind: 'no-channel', running };
+  }
+}
+
+export type LoginLinkResult = { readonly kind: 'link'; readonly url: string } | { readonly kind: 'refused' } | { readonly kind: 'unavailable'; readonly message: string };
+
+/**
+ * A one-time login link to the service's window, checked to be for the service's own window origin
+ * (`adminOrigin`): a link for any other origin is not loaded, whoever answered on the channel.
+ */
+export async function serviceLoginLink(service: ServiceEndpoints, adminOrigin: string, options: { actor?: string; timeoutMs?: number } = {}): Promise<LoginLinkResult> {
+  try {
+    const reply = await client(service, options.actor ?? desktopActor(), options.timeoutMs ?? 10_000).request(LoginLinkReply, { method: 'POST', route: '/login-link', body: { via: 'desktop app' } });
+    if (!acceptLoginLink(reply.url, adminOrigin)) return { kind: 'unavailable', message: `the service gave a link for another address than ${adminOrigin}` };
+    return { kind: 'link', url: reply.url };
+  } catch (err) {
+    if (isRefusal(err)) return { kind: 'refused' };
+    return { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The one line on how to get access, for an account the channel refuses. */
+export function accessHint(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'win32'
+    ? 'To see its status and log in, start POS Sync Agent with "Run as administrator".'
+    : "To see its status and log in, run as root or the service's account (sudo pos-sync-agent admin-url).";
+}
+
+export interface ClientTray {
+  readonly colour: TrayColour;
+  readonly tooltip: string;
+  /** Lines the tray menu shows above its items (disabled entries). */
+  readonly lines: readonly string[];
+}
+
+const PREFIX = 'POS Sync Agent (service)';
+
+function clip(text: string): string {
+  // Windows truncates tray tooltips at 127 characters.
+  return text.length > 127 ? `${text.slice(0, 126)}…` : text;
+}
+
+/**
+ * The tray in client mode, rendered from the service's severity model when the channel answers: the
+ * tray decides no colour of its own. It always says it shows the service agent.
+ */
+export function clientTrayState(view: ServiceView, platform: NodeJS.Platform = process.platform): ClientTray {
+  switch (view.kind) {
+    case 'looking':
+      return { colour: 'grey', tooltip: `${PREFIX} — looking for the service agent`, lines: ['Client of the service agent: looking for it'] };
+    case 'status': {
+      const s = view.summary;
+      return {
+        colour: s.light,
+        tooltip: clip(`${PREFIX} — ${s.headline}`),
+        lines: [`Service agent: ${s.label}${s.paused ? ' (pause or resume in the status window)' : ''}`],
+      };
+    }
+    case 'failed':
+      return { colour: 'red', tooltip: clip(`${PREFIX} — the service agent could not report its state: ${view.message}`), lines: ['Service agent: could not report its state', 'Open the status window for details'] };
+    case 'refused':
+    case 'no-channel': {
+      if (!view.running) {
+        // The model's "cannot be reached": red.
+        const down = trayState(null, { phase: 'down', why: 'the service agent does not answer (Services: POS Sync Agent)' });
+        return { colour: down.colour, tooltip: clip(down.tooltip.replace(/^POS Sync Agent/, PREFIX)), lines: ['The service agent does not answer', ...(view.kind === 'refused' ? [accessHint(platform)] : [])] };
+      }
+      // It runs, but its state cannot be read from here: grey (not known), never green.
+      if (view.kind === 'refused') {
+        return { colour: 'grey', tooltip: clip(`${PREFIX} — running; this account may not see its status`), lines: ['Connected to the service agent (status not shown to this account)', accessHint(platform)] };
+      }
+      return { colour: 'grey', tooltip: `${PREFIX} — running; open the window for its status`, lines: ['Connected to the service agent; open the window for its status'] };
+    }
+  }
+}

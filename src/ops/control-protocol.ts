@@ -108,3 +108,29 @@ export const ProgressReply = z.object({
 
 /** Error replies, as every HTTP boundary of the agent writes them (http/errors.ts). */
 export const ErrorReply = z.object({ error: z.looseObject({ id: z.string(), message: z.string() }) });
+
+// ---- the status window's access, for whoever may open this channel (control-access.ts) ----
+//
+// The desktop app in client mode (electron/service-client.ts) and `admin-url` ask the running agent
+// for its state and for a one-time login link here, rather than reading its private files: the
+// operating system's check on the socket or pipe is the whole access rule (docs/operations.md).
+
+/** Who asks, for the audit log's actor ("maria@till-pc (desktop app)"). */
+export const ControlVia = z.enum(['command line', 'desktop app']);
+
+/** GET /summary: the one severity model (domain/severity.ts) as the tray shows it. */
+export const SummaryReply = z.object({
+  generatedAt: z.string(),
+  light: z.enum(['green', 'amber', 'red']),
+  label: z.string(),
+  headline: z.string(),
+  reasons: z.array(z.object({ id: z.string(), light: z.enum(['green', 'amber', 'red']), text: z.string() })),
+  paused: z.boolean(),
+  pausedBy: z.string().nullable(),
+  pausedAt: z.string().nullable(),
+  /** The status window's address (no credential), or null when admin.enabled is false. */
+  adminUrl: z.string().nullable(),
+});
+
+export const LoginLinkBody = z.strictObject({ via: ControlVia, rotate: z.boolean().default(false) });
+export const LoginLinkReply = z.object({ url: z.string(), expiresAt: z.string(), rotated: z.boolean() });

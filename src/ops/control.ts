@@ -7,6 +7,7 @@ import { AppError } from '../errors';
 import { errorMiddleware } from '../http/errors';
 import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
+import { controlAccessRoutes } from './control-access';
 import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir } from './control-protocol';
 
 /**
@@ -75,6 +76,9 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
     const state = pauseState(agent.core.agentDb);
     res.json({ paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
   });
+
+  // The status window's access (severity, login links): control-access.ts.
+  app.use(controlAccessRoutes(agent, log));
 
   app.use((_req, _res, next) => next(new AppError('not_found', 404, 'no such control route')));
   app.use(errorMiddleware(log));
