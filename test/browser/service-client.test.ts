@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { SiteConfig } from '../../src/config/site';
+import { desktopMode, serviceLoginLink } from '../../src/electron/service-client';
+import { launchBrowser } from '../helpers/browser';
+import { freePort, startChildAgent, writeConfig, type ChildAgent } from '../helpers/child-agent';
+import { tempDir } from '../helpers/fixtures';
+
+/**
+ * Client mode (issue 25) in real Chromium: the desktop app's "Open status window" asks the service
+ * agent (a real `serve` on a scratch data folder) over its control socket for a one-time login link,
+ * and the window opens signed in; the same link does not work a second time.
+ */
+
+describe('client mode: the login link from the service\'s channel, in Chromium', async () => {
+  const dir = tempDir();
+  const dataDir = path.join(dir, 'data');
+  const config = writeConfig(dir, { dataDir, admin: { port: await freePort() }, webhook: { port: await freePort() }, backup: { enabled: false } });
+  const site: SiteConfig = { file: config, source: 'machine', machine: true, defaultDataDir: dataDir };
+  const mode = desktopMode(site, JSON.parse(fs.readFileSync(config, 'utf8')) as Record<string, unknown>, dataDir);
+  if (mode.kind !== 'client') throw new Error('expected client mode');
+  const agent: ChildAgent = await startChildAgent(config);
+  after(() => agent.kill('SIGTERM'));
+  const { context, page } = await launchBrowser();
+  const origin = new URL(mode.service.adminUrl).origin;
+
+  it('opens the service\'s window signed in, once', async () => {
+    const link = await serviceLoginLink(mode.service, origin, { actor: 'maria@till-pc' });
+    assert.equal(link.kind, 'link');
+    if (link.kind !== 'link') return;
+    await page.goto(link.url);
+    await page.locator('#summary-label').waitFor();
+    assert.equal(page.url(), mode.service.adminUrl, 'the code leaves the address bar');
+    assert.match(await page.locator('#summary-label').innerText(), /Check|Up to date|Attention|Paused/);
+
+    const again = await context.newPage();
+    await again.goto(link.url);
+    await again.waitForFunction('/already been used/.test(document.body.innerText)');
+    await again.close();
+
+    const db = new Database(path.join(dataDir, 'agent.db'), { readonly: true });
+    try {
+      const rows = db.prepare("SELECT actor, action FROM audit_log WHERE action IN ('login-link', 'login') ORDER BY id").all() as { actor: string; action: string }[];
+      assert.deepEqual(rows.map((r) => r.action), ['login-link', 'login'], 'the link handed out and the one sign-in');
+      assert.equal(rows[0]!.actor, 'maria@till-pc (desktop app)');
+    } finally {
+      db.close();
+    }
+  });
+});
