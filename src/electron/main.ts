@@ -319,6 +319,8 @@ function startClient(endpoints: ServiceEndpoints, hidden: boolean): void {
   log.info(`[shell] POS Sync Agent ${app.getVersion()}: a client of the service agent (${endpoints.configFile}); not starting an agent here`);
   const poll = (): void => {
     void askService(endpoints).then((view) => {
+      // The desktop log says when what the service shows this account changes (refused, stopped...).
+      if (view.kind !== serviceView.kind) log.info(`[shell] service agent: ${clientTrayState(view).lines.join('; ')}`);
       serviceView = view;
       refreshTray();
     });

@@ -25,5 +25,8 @@ describe('audit sentences', () => {
     assert.equal(auditSentence({ action: 'something-new', details: {} }), 'something-new.');
     assert.equal(actorPerson('Zoë (status window on root@vm)'), 'Zoë');
     assert.equal(actorPerson('maria@pc (command line)'), 'maria@pc');
+    assert.equal(actorPerson('maria@pc (desktop app)'), 'maria@pc');
+    assert.equal(auditSentence({ action: 'login-link', details: { rotated: false } }), 'Took a one-time login link to the status window.');
+    assert.match(auditSentence({ action: 'login-link', details: { rotated: true } }), /^Replaced the status window's access token/);
   });
 });
