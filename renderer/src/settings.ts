@@ -4,6 +4,7 @@ import { confirmDialog, h, replace, toast } from './dom';
 const byIdOrNull = (id: string): HTMLElement | null => document.getElementById(id);
 import { secretsCard, type SecretsListing } from './secrets';
 import type { Panel, RetentionDayKey, SettingsResponse } from './types';
+import { webhookTokenRow } from './webhook-token';
 
 const RETENTION_FIELDS: { key: RetentionDayKey; label: string; help: string }[] = [
   { key: 'rawPayloadDays', label: 'Update bodies', help: 'the stored copy of each update, counted from when it was applied' },
@@ -84,8 +85,9 @@ export class SettingsView {
         'section',
         { class: 'card', 'aria-labelledby': 'webhook-heading' },
         h('h2', { id: 'webhook-heading' }, 'Webhook address for head office'),
-        h('p', { class: 'muted' }, 'Give this address to head office support when they set up (or change) the menu cycle webhook.'),
+        h('p', { class: 'muted' }, 'Give this address and the token to head office support when they set up (or change) the menu cycle webhook. Head office sends the token with every update.'),
         h('div', { class: 'row' }, h('label', { for: 'webhook-url' }, 'Address'), urlInput, copy),
+        webhookTokenRow(s.webhookToken),
         s.webhookUrlIsPublic
           ? null
           : h('p', { class: 'warn' }, 'This is the local address of the receiver. Head office needs a public HTTPS address (a tunnel or proxy in front of it); ask IT to set admin.publicWebhookUrl once it exists.'),

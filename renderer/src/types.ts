@@ -1,6 +1,7 @@
 /** The JSON the admin API returns (mirrors src/store/queries.ts and src/admin/server.ts). */
 import type { OperationsAlert, StatusLocation, StatusReply } from '../../src/admin/summary';
 import type { ComingUpReply, DeliveryRow, TillAnswer, UpcomingChange } from '../../src/store/read-models';
+import type { WebhookTokenState } from './webhook-token';
 
 export type { ComingUpReply, DeliveryRow, OperationsAlert, StatusLocation, TillAnswer, UpcomingChange };
 
@@ -26,6 +27,8 @@ export interface SettingsResponse {
   readonly webhookUrl: string | null;
   readonly webhookUrlIsPublic: boolean;
   readonly localWebhookUrl: string | null;
+  /** Whether the webhook checks a token (revealed by POST /api/webhook-token/reveal), never its value. */
+  readonly webhookToken: WebhookTokenState;
   readonly dataDir: string;
 }
 

@@ -20,6 +20,7 @@ import { staffRoutes } from './routes/staff';
 import { statusRoutes } from './routes/status';
 import { tillRoutes } from './routes/till';
 import { updatesRoutes } from './routes/updates';
+import { webhookTokenRoutes } from './routes/webhook-token';
 import { isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode } from './security';
 import { UsedLoginCodes } from './used-codes';
 
@@ -59,6 +60,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
   app.use(tillRoutes(agent));
   app.use(updatesRoutes(deps));
   app.use(settingsRoutes(deps));
+  app.use(webhookTokenRoutes(agent, log));
   app.use(panelsRoutes(deps));
   app.use('/api/staff', staffRoutes(agent, log));
   app.use('/api/changes', changesRoutes(agent));

@@ -47,6 +47,8 @@ export function auditSentence(r: Pick<AuditRecord, 'action' | 'details'>): strin
       return `Completed the record of ${update(d)} after a stop (automatic).`;
     case 'secret-set':
       return `Stored a new ${text(d.name) || 'secret'}.`;
+    case 'secret-shown':
+      return d.name === 'webhook.bearerToken' ? 'Showed the webhook token (to give head office).' : `Showed ${text(d.name) || 'a secret'}.`;
     case 'secret-removed':
       return `Removed ${text(d.name) || 'a secret'}.`;
     case 'restart':

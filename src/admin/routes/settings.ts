@@ -27,6 +27,8 @@ export function settingsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'settings
       webhookUrl: webhook.url,
       webhookUrlIsPublic: webhook.isPublic,
       localWebhookUrl: agent.webhook?.url ?? null,
+      // Whether there is a token to reveal (POST /api/webhook-token/reveal); never the value here.
+      webhookToken: agent.config.webhook.bearerToken !== null ? 'set' : agent.config.webhook.allowUnauthenticated ? 'not-required' : 'not-set',
       dataDir: agent.config.dataDir,
       // What the window's retention settings override (docs/status-window.md: the window's value wins).
       retention: {

@@ -21,6 +21,7 @@ describe('audit sentences', () => {
   it('says what was done in plain words, and the person apart from the account', () => {
     assert.equal(auditSentence({ action: 'force-apply', details: { locationId: 8000, changeSequence: 22, reason: 'ticket 881' } }), 'Force-applied update 22 for location 8000 — reason: ticket 881.');
     assert.equal(auditSentence({ action: 'secret-set', details: { name: 'webhook.bearerToken' } }), 'Stored a new webhook.bearerToken.');
+    assert.equal(auditSentence({ action: 'secret-shown', details: { name: 'webhook.bearerToken' } }), 'Showed the webhook token (to give head office).');
     assert.equal(auditSentence({ action: 'panel:tunnel:restart', details: { message: 'restarted' } }), 'restart (tunnel): restarted.');
     assert.equal(auditSentence({ action: 'something-new', details: {} }), 'something-new.');
     assert.equal(actorPerson('Zoë (status window on root@vm)'), 'Zoë');
