@@ -30,7 +30,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function reachAgent(dataDir: string, actor: string, waitMs: number): Promise<{ client: ControlClient; pid: number } | null> {
+/** The running agent on `dataDir` (waiting up to `waitMs` for one that is starting), or null when none runs. */
+export async function reachAgent(dataDir: string, actor: string, waitMs: number): Promise<{ client: ControlClient; pid: number } | null> {
   const endpoint = controlEndpoint(dataDir);
   const deadline = Date.now() + waitMs;
   for (;;) {

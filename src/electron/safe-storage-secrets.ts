@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { EnvSecretStore, FileSecretStore, LayeredSecretStore, dataDirFor, rawConfigInput, secretOverrides, secretsFileFor } from '../ops/secrets';
 import type { LoadOptions } from '../config/load';
 import type { SecretSources } from './channel';
+import { safeStorageSecretsFile } from '../ops/desktop-secrets-file';
 import { SECRET_NAMES, isSecretName, type SecretName, type SecretStore } from '../config/secret-names';
 
 /**
@@ -26,10 +27,8 @@ export interface SafeStorageLike {
   getSelectedStorageBackend?(): string;
 }
 
-/** Where the desktop app keeps its encrypted secrets. */
-export function safeStorageSecretsFile(dataDir: string): string {
-  return path.join(dataDir, 'secrets.safe.json');
-}
+/** Where the desktop app keeps its encrypted secrets (the command line reads the names there too). */
+export { safeStorageSecretsFile };
 
 export class SafeStorageSecretStore implements SecretStore {
   constructor(

@@ -8,6 +8,7 @@ import { errorMiddleware } from '../http/errors';
 import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
+import { controlSecretRoutes } from './control-secrets';
 import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir } from './control-protocol';
 
 /**
@@ -79,6 +80,8 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
 
   // The status window's access (severity, login links): control-access.ts.
   app.use(controlAccessRoutes(agent, log));
+  // The webhook token, for `secrets show` where the desktop app keeps it: control-secrets.ts.
+  app.use(controlSecretRoutes(agent, log, actorOf));
 
   app.use((_req, _res, next) => next(new AppError('not_found', 404, 'no such control route')));
   app.use(errorMiddleware(log));

@@ -24,6 +24,8 @@ import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
 import { formatBytes } from '../../ops/panels';
 import { assertSecretName, SECRET_NAMES, secretEnvName } from '../../config/secret-names';
+import { SECRET_SHOWN_ACTION } from '../../admin/webhook-token-schema';
+import { desktopKeepsWebhookToken, webhookTokenFromDesktop } from '../desktop-secret';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 
@@ -170,13 +172,18 @@ function showableName(ctx: CommandContext): typeof SHOWABLE {
 
 export const secretsShow: Command = {
   name: 'secrets show',
-  summary: `print ${SHOWABLE} (the webhook token head office must send, which the agent makes at first start)`,
+  summary: `print ${SHOWABLE} (the webhook token head office must send, which the agent makes at first start; from the running desktop app when it keeps it)`,
   usage: SHOWABLE,
   positionals: [1, 1],
-  run(ctx) {
+  async run(ctx) {
     const name = showableName(ctx);
     const file = announceSecretsFolder(ctx);
-    const value = headlessSecretStore(file).get(name);
+    const dataDir = dataDirFor(siteOptions(ctx));
+    const actor = operatorName();
+    let value = headlessSecretStore(file).get(name);
+    if (value !== null) auditOnDataFolder(dataDir, `${actor} (command line)`, SECRET_SHOWN_ACTION, { name });
+    // Kept encrypted by the desktop app: its running agent answers (and records it in the audit log).
+    else if (desktopKeepsWebhookToken(dataDir)) value = (await webhookTokenFromDesktop(dataDir, actor)).value;
     if (value === null) throw new AppError('secret_not_set', 404, `${name} is not set in ${file} (or POS_SYNC_SECRET_*): start the agent once to make it, or run: pos-sync-agent secrets generate ${name}`);
     if (ctx.json) ctx.printJson({ name, value });
     else ctx.out(value);

@@ -60,6 +60,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
       assert.equal(shown.status, 0, shown.out);
       const token = shown.stdout.trim();
       assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+      assert.match(cli(config, ['audit', '--limit', '1']).stdout, /\(command line\): Showed the webhook token \(to give head office\)\./, 'showing it is recorded');
       const secrets = path.join(dataDir, 'secrets.json');
       assert.equal(fs.statSync(secrets).mode & 0o777, 0o600, 'kept owner-only with the other secrets');
       assert.match(cli(config, ['secrets', 'list']).out, /webhook\.bearerToken\s+set \(secrets file\)/);
