@@ -26,6 +26,7 @@ import { formatBytes } from '../../ops/panels';
 import { assertSecretName, SECRET_NAMES, secretEnvName } from '../../config/secret-names';
 import { SECRET_SHOWN_ACTION } from '../../admin/webhook-token-schema';
 import { desktopKeepsWebhookToken, webhookTokenFromDesktop } from '../desktop-secret';
+import { desktopEncryptionWords, desktopStoredNames, safeStorageSecretsFile } from '../../ops/desktop-secrets-file';
 
 /** Operations commands (docs/operations.md): secrets, backup/restore, diagnostics, tunnel, compact. */
 
@@ -136,13 +137,17 @@ export const secretsList: Command = {
     const store = headlessSecretStore(file);
     // A value can also come from the configuration itself: its file, or a POS_SYNC__ override.
     const { raw } = rawConfigInput(siteOptions(ctx));
+    // And from the desktop app's encrypted file, whose names are readable without decrypting it.
+    const desktopFile = safeStorageSecretsFile(dataDirFor(siteOptions(ctx)));
+    const inDesktop = new Set(desktopStoredNames(desktopFile));
     const rows = SECRET_NAMES.map((name) => {
       const source = store.sourceOf(name);
       const configVariable = `${ENV_PREFIX}${name.split('.').join('__')}`;
       const inConfig = source === null && configValue(raw, name) !== undefined;
+      const fromConfig = inConfig ? (process.env[configVariable] !== undefined ? 'configuration-environment' : 'configuration-file') : null;
       return {
         name,
-        source: source ?? (inConfig ? (process.env[configVariable] !== undefined ? 'configuration-environment' : 'configuration-file') : null),
+        source: source ?? fromConfig ?? (inDesktop.has(name) ? 'desktop-app' : null),
         environmentVariable: source === null && inConfig && process.env[configVariable] !== undefined ? configVariable : secretEnvName(name),
       };
     });
@@ -151,6 +156,7 @@ export const secretsList: Command = {
       store: () => 'set (secrets file)',
       'configuration-environment': (r) => `set (${r.environmentVariable}, a configuration override)`,
       'configuration-file': () => 'set (in the configuration file — better moved to the secrets file)',
+      'desktop-app': () => `set (kept by the desktop app in ${desktopFile}, ${desktopEncryptionWords()})`,
     };
     if (ctx.json) ctx.printJson({ file, secrets: rows });
     else {

@@ -111,6 +111,14 @@ describe('secrets show, when the desktop app keeps the webhook token', { timeout
     assert.match(audit.stdout, /\(command line\): Showed the webhook token \(to give head office\)\./);
   });
 
+  it('`secrets list` says the desktop app keeps it, never the value', () => {
+    const r = cli(configFile, 'secrets', 'list');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /webhook\.bearerToken\s+set \(kept by the desktop app in .*secrets\.safe\.json, encrypted with this user's keyring\)/);
+    assert.match(r.stdout, /tunnel\.token\s+not set/);
+    assert.ok(!r.stdout.includes(token));
+  });
+
   it('another account on the PC cannot ask for it: the control socket refuses nobody', needs('root (a second OS user)'), () => {
     const before = shown(dataDir).length;
     const endpoint = controlEndpoint(dataDir);
