@@ -211,12 +211,18 @@ describe('retention', () => {
     seed(t.agent.core, { oldRanges: 10, currentRanges: 1, oldBodies: 3 });
     await service.start(t.agent);
     try {
+      // The schedule may run more than once before this looks (a busy machine): the first run prunes,
+      // later ones report nothing left. So the report says a run happened; the rows say what it did.
       const deadline = Date.now() + 10_000;
       while (service.state().lastReport === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       const state = service.state();
       assert.equal(state.lastError, null);
-      assert.equal(state.lastReport?.counts.rawBodies, 3);
-      assert.equal(state.lastReport?.counts.priceRanges, 10);
+      assert.ok(state.lastReport, 'a run was reported');
+      assert.ok(state.lastRunAt, 'with its time');
+      const agentDb = t.agent.core.agentDb;
+      assert.equal(count(agentDb, "SELECT count(*) AS n FROM inbox WHERE body_kept = 1 AND state = 'applied'"), 1, 'only the recent applied body is kept');
+      assert.equal(count(t.agent.core.tillDb, "SELECT count(*) AS n FROM price_ranges WHERE date_to = '2024-12-31'"), 0, 'the ended ranges are gone');
+      assert.equal(count(t.agent.core.tillDb, "SELECT count(*) AS n FROM price_ranges WHERE date_to = '2025-06-02'"), 1, 'one inside the retention is kept');
     } finally {
       await service.stop();
     }
