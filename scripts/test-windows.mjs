@@ -4,6 +4,7 @@
 // needs first (scripts/windows-prerequisites.mjs), builds, runs the suites, and stops the Wine
 // server it started. Arguments are test files or folders (default: test/windows).
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,11 +26,18 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 // shares it and the prefix, instead of each start paying for a new one.
 // (It refuses when one already runs for this prefix, say a previous run's that is ending: that one is used.)
 spawnSync(paths.wineserver, ['-p'], { env, stdio: 'inherit' });
+// Suites that change the prefix machine-wide (a registered service, %ProgramData%\pos-sync-agent, which
+// every other agent's command would find as the site's configuration) run alone, after the others.
+const ALONE = ['test/windows/service.test.ts'];
 let status = 1;
 try {
-  const files = process.argv.slice(2);
-  const tests = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'run-tests.mjs'), ...(files.length ? files : ['test/windows'])], { cwd: ROOT, env, stdio: 'inherit' });
-  status = tests.status ?? 1;
+  const given = process.argv.slice(2);
+  const runs = given.length ? [given] : [fs.readdirSync(path.join(ROOT, 'test', 'windows')).filter((f) => f.endsWith('.test.ts')).map((f) => `test/windows/${f}`).filter((f) => !ALONE.includes(f)), ALONE];
+  status = 0;
+  for (const files of runs) {
+    const tests = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'run-tests.mjs'), ...files], { cwd: ROOT, env, stdio: 'inherit' });
+    if (tests.status !== 0) status = tests.status ?? 1;
+  }
 } finally {
   // Ends every Windows process left in this prefix (a failed test's agent) and the server itself.
   spawnSync(paths.wineserver, ['-k'], { env, stdio: 'inherit' });
