@@ -1,11 +1,14 @@
 ; Included by electron-builder's NSIS installer (electron-builder.yml, nsis.include).
 ; - Puts the `pos-sync-agent` command (resources\bin\pos-sync-agent.cmd) on the machine PATH.
-; - Offers the agent as a Windows service (WinSW, resources\service), registered under LocalService
-;   on the machine-wide configuration %ProgramData%\pos-sync-agent\config.json. `/SERVICE` on the
-;   command line says yes without asking (silent installs).
+; - Offers the agent as a Windows service: resources\service\pos-sync-agent-service.cmd registers it
+;   with NSSM (resources\service\nssm.exe) under LocalService on the machine-wide configuration
+;   %ProgramData%\pos-sync-agent\config.json. Every service command is in that one script, which the
+;   Windows lane runs under Wine (test/windows/service.test.ts). `/SERVICE` on the command line says
+;   yes without asking (silent installs).
 ; - An update stops the service before any file is checked or replaced, keeps its registration
-;   through the old version's uninstaller, and starts it again on the new files (the agent migrates
-;   its data when it starts). Uninstalling removes the service and the PATH entry, never the data.
+;   through the old version's uninstaller, brings it up to date from the new files and starts it again
+;   (the agent migrates its data when it starts). Uninstalling removes the service and the PATH entry,
+;   never the data.
 ; The installer is per-machine and elevated, so it writes the machine environment (HKLM).
 
 !include "WinMessages.nsh"
@@ -13,11 +16,7 @@
 !include "FileFunc.nsh"
 
 !define POS_SYNC_SERVICE "pos-sync-agent"
-; LocalSystem, Administrators: full; LocalService (the service's account): modify; Users: list the folder.
-!define POS_SYNC_SYSTEM "*S-1-5-18"
-!define POS_SYNC_ADMINS "*S-1-5-32-544"
-!define POS_SYNC_LOCALSERVICE "*S-1-5-19"
-!define POS_SYNC_USERS "*S-1-5-32-545"
+!define POS_SYNC_SERVICE_SCRIPT '"$SYSDIR\cmd.exe" /c ""$INSTDIR\resources\service\pos-sync-agent-service.cmd"'
 
 !define POS_SYNC_ENV_KEY "SYSTEM\CurrentControlSet\Control\Session Manager\Environment"
 ; A PATH longer than this is left alone: NSIS would cut it when reading it back.
@@ -70,11 +69,12 @@ FunctionEnd
 !macroend
 
 !macro customInstall
-  ; The service: already registered (an update), refresh it from the new files and start it; else offer it.
+  ; The service: already registered (an update), bring it up to date from the new files and start it;
+  ; else offer it.
   nsExec::Exec '"$SYSDIR\sc.exe" query ${POS_SYNC_SERVICE}'
   Pop $0
   ${If} $0 == 0
-    nsExec::ExecToLog '"$INSTDIR\resources\service\pos-sync-agent-service.exe" refresh'
+    nsExec::ExecToLog '${POS_SYNC_SERVICE_SCRIPT} install"'
     Pop $0
     nsExec::ExecToLog '"$SYSDIR\net.exe" start ${POS_SYNC_SERVICE}'
     Pop $0
@@ -89,22 +89,11 @@ FunctionEnd
         Goto pos_sync_no_service
       ${EndIf}
     ${EndIf}
-    ; The machine-wide folder: configuration (readable by users, so the app finds the service) and data.
-    ExpandEnvStrings $3 "%ProgramData%\pos-sync-agent"
-    CreateDirectory "$3\data"
-    nsExec::ExecToLog '"$SYSDIR\icacls.exe" "$3" /inheritance:r /grant:r "${POS_SYNC_SYSTEM}:(OI)(CI)F" "${POS_SYNC_ADMINS}:(OI)(CI)F" "${POS_SYNC_LOCALSERVICE}:(OI)(CI)M" "${POS_SYNC_USERS}:(RX)"'
-    Pop $0
-    ${IfNot} ${FileExists} "$3\config.json"
-      FileOpen $4 "$3\config.json" w
-      FileWrite $4 "{}$\r$\n"
-      FileClose $4
-    ${EndIf}
-    nsExec::ExecToLog '"$SYSDIR\icacls.exe" "$3\config.json" /grant "${POS_SYNC_USERS}:R"'
-    Pop $0
-    nsExec::ExecToLog '"$INSTDIR\resources\service\pos-sync-agent-service.exe" install'
+    ; The machine-wide folder (configuration, data, service logs) and the registration.
+    nsExec::ExecToLog '${POS_SYNC_SERVICE_SCRIPT} install"'
     Pop $0
     ${If} $0 != 0
-      DetailPrint "The service could not be registered (WinSW exit code $0): see docs/operations.md, Service on Windows."
+      DetailPrint "The service could not be registered (exit code $0): see docs/operations.md, Service on Windows."
     ${Else}
       nsExec::ExecToLog '"$SYSDIR\net.exe" start ${POS_SYNC_SERVICE}'
       Pop $0
@@ -137,14 +126,9 @@ FunctionEnd
   ; An update runs the old uninstaller first: the service stays registered (stopped by
   ; customCheckAppRunning) and the command stays on PATH then.
   ${IfNot} ${isUpdated}
-    nsExec::ExecToLog '"$SYSDIR\net.exe" stop ${POS_SYNC_SERVICE}'
+    ; Stops the service (the agent's clean stop) and removes it; nothing when it is not registered.
+    nsExec::ExecToLog '${POS_SYNC_SERVICE_SCRIPT} uninstall"'
     Pop $0
-    nsExec::Exec '"$SYSDIR\sc.exe" query ${POS_SYNC_SERVICE}'
-    Pop $0
-    ${If} $0 == 0
-      nsExec::ExecToLog '"$INSTDIR\resources\service\pos-sync-agent-service.exe" uninstall'
-      Pop $0
-    ${EndIf}
     ; %ProgramData%\pos-sync-agent (configuration and data) is kept.
   ${EndIf}
   ${IfNot} ${isUpdated}

