@@ -4,6 +4,7 @@ rem folder's resources\service). The installer (packaging/windows/installer.nsh)
 rem so does the Windows lane (test/windows/service.test.ts): the test runs the installer's own commands.
 rem   pos-sync-agent-service.cmd install     register the service, or bring a registration up to date
 rem   pos-sync-agent-service.cmd uninstall   stop and remove the service; the data is kept
+rem   pos-sync-agent-service.cmd prune-logs [FOLDER]  keep the newest five rotated service logs (NSSM runs it)
 rem Run it elevated. It starts nothing: the installer then runs net start pos-sync-agent.
 rem Exit code 0 when every step worked; otherwise the failed step is named and the code is 1.
 rem (Each step is checked on its own line: Wine's cmd.exe, where the test runs, gets the or-else operator wrong.)
@@ -19,7 +20,8 @@ set "IMAGE=%NSSM%"
 if not "%NSSM%"=="%NSSM: =%" set "IMAGE=\"%NSSM%\""
 if /i "%~1"=="install" goto install
 if /i "%~1"=="uninstall" goto uninstall
-echo Usage: %~nx0 install ^| uninstall
+if /i "%~1"=="prune-logs" goto prune-logs
+echo Usage: %~nx0 install ^| uninstall ^| prune-logs
 exit /b 2
 
 :install
@@ -94,6 +96,11 @@ if errorlevel 1 goto failed
 if errorlevel 1 goto failed
 "%NSSM%" set %SERVICE% AppRotateBytes 1048576
 if errorlevel 1 goto failed
+rem NSSM deletes no old file: before every start of the agent (a restart too), this script's
+rem prune-logs keeps the newest five. (NSSM drops quotes around a whole value: cmd.exe's path, which
+rem has no space, is left unquoted.)
+"%NSSM%" set %SERVICE% AppEvents Start/Pre "%SystemRoot%\System32\cmd.exe /c \"\"%HERE%\pos-sync-agent-service.cmd\" prune-logs \"%SITE%\service-logs\"\""
+if errorlevel 1 goto failed
 rem NSSM itself ended: the Service Control Manager starts it again (10 s, 30 s, 60 s; count reset after a day).
 set "STEP=sc failure"
 "%SC%" failure %SERVICE% reset= 86400 actions= restart/10000/restart/30000/restart/60000
@@ -108,6 +115,12 @@ rem net stop waits until the service has stopped (the agent's clean stop above).
 set "STEP=nssm remove"
 "%NSSM%" remove %SERVICE% confirm
 if errorlevel 1 goto failed
+exit /b 0
+
+:prune-logs
+set "LOGS=%SITE%\service-logs"
+if not "%~2"=="" set "LOGS=%~2"
+for /f "skip=5 delims=" %%F in ('dir /b /a-d /o-d "%LOGS%\service-*.log" 2^>nul') do del "%LOGS%\%%F"
 exit /b 0
 
 :failed

@@ -172,6 +172,7 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     assert.equal(value('AppStopMethodConsole'), String(`0x${(120_000).toString(16)}`), 'two minutes for Ctrl+C');
     assert.equal(value('AppRestartDelay'), `0x${(10_000).toString(16)}`);
     assert.match(reg.stdout, /\\Parameters\\AppExit\s+\(Default\)\s+REG_SZ\s+Restart/);
+    assert.match(reg.stdout, /\\Parameters\\AppEvents\\Start\s+Pre\s+REG_\w+\s+C:\\windows\\System32\\cmd\.exe \/c ""(.+)\\resources\\service\\pos-sync-agent-service\.cmd" prune-logs "C:\\ProgramData\\pos-sync-agent\\service-logs""\s*$/im);
 
     // The site's configuration, as its installer writes it (UTF-8 with a BOM, CRLF): a fixed port head office knows.
     const port = await freePort();
@@ -218,12 +219,24 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     const kept = rows();
     fs.rmSync(INSTALL, { recursive: true, force: true });
     layInstallFolder();
+    // Files NSSM rotated earlier: before each start of the agent only the newest five are kept.
+    const rotated = Array.from({ length: 7 }, (_, i) => `service-2026010${i + 1}T120000.000.log`);
+    rotated.forEach((name, i) => {
+      fs.writeFileSync(path.join(LOGS, name), `rotated ${i}\r\n`);
+      fs.utimesSync(path.join(LOGS, name), new Date(Date.UTC(2026, 0, i + 1, 12)), new Date(Date.UTC(2026, 0, i + 1, 12)));
+    });
     const again = await serviceScript('install');
     assert.equal(again.code, 0, `${again.stdout}${again.stderr}`);
     const site = fs.readFileSync(path.join(SITE, 'config.json'), 'utf8');
     assert.match(site, new RegExp(`"port": ${port}`), "the site's configuration is left as it was");
     assert.equal((await win('net', ['start', SERVICE])).code, 0);
     const third = await listening(3, second.pid);
+    // NSSM also rotates service.log at each start: the restart after taskkill's and this one's are the newest two.
+    const left = fs.readdirSync(LOGS).filter((f) => f.startsWith('service-')).sort();
+    const fromStarts = left.filter((f) => !rotated.includes(f));
+    assert.equal(fromStarts.length, 2, left.join(', '));
+    assert.deepEqual(left, [...rotated.slice(4), ...fromStarts], 'the newest five rotated logs kept, the older ones removed');
+    assert.ok(fs.existsSync(path.join(LOGS, 'service.log')), 'the current log kept');
     assert.deepEqual(rows(), kept, 'every row kept across the upgrade');
     assert.equal((await post(third.url, sample(3))).status, 200);
     await waitFor('update 1043 applied', () => lastSequence(DATA, 3021) === 1043);
