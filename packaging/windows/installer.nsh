@@ -76,6 +76,9 @@ FunctionEnd
   ${If} $0 == 0
     nsExec::ExecToLog '${POS_SYNC_SERVICE_SCRIPT} install"'
     Pop $0
+    ${If} $0 != 0
+      DetailPrint "The service could not be brought up to date (exit code $0): see docs/operations.md, Service on Windows."
+    ${EndIf}
     nsExec::ExecToLog '"$SYSDIR\net.exe" start ${POS_SYNC_SERVICE}'
     Pop $0
   ${Else}

@@ -40,6 +40,10 @@ set "STEP=icacls"
 if errorlevel 1 goto failed
 "%SystemRoot%\System32\icacls.exe" "%SITE%\config.json" /grant "*S-1-5-32-545:R" >nul
 if errorlevel 1 goto failed
+rem The data folder: LocalService full control, which lets the agent make it private at start-up
+rem (its icacls call needs the right to change permissions, which modify does not give).
+"%SystemRoot%\System32\icacls.exe" "%SITE%\data" /grant "*S-1-5-19:(OI)(CI)F" >nul
+if errorlevel 1 goto failed
 set "STEP=sc query"
 "%SC%" query %SERVICE% >nul 2>&1
 if not errorlevel 1 goto configure
