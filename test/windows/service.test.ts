@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { item, price, update } from '../helpers/fixtures';
 import { laneDir, lastSequence, post, readDb, sample } from './lane';
 import { cli, DRIVE_C, REPO_ROOT, runWindowsProgram, waitFor, WINDOWS_NODE, winPath, writeWindowsConfig, type WindowsResult } from './wine';
 
@@ -79,6 +81,29 @@ function serviceLog(): string {
 
 const count = (text: string, what: string): number => text.split(what).length - 1;
 
+/** A large first publication for another location: its apply takes long enough to stop the service in the middle of it. */
+const BIG_LOCATION = 42;
+const BIG_ITEMS = 20_000;
+function bigUpdate(): Buffer {
+  const items = Array.from({ length: BIG_ITEMS }, (_, i) => item(String(10_000 + i), `BIG-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${3 + (i % 7)}.${String(i % 100).padStart(2, '0')}`)]));
+  return Buffer.from(JSON.stringify(update(BIG_LOCATION, 100, 99, items)));
+}
+
+/** Whether a write transaction is open on the till's file right now (an apply under way): BEGIN IMMEDIATE without waiting. */
+function applyInProgress(): boolean {
+  const db = new Database(path.join(DATA, 'pos-sync.db'), { fileMustExist: true, timeout: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
 /** The agent's Windows process id from its agent.pid, or null while none is written. */
 function agentPid(): number | null {
   try {
@@ -145,7 +170,7 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     fs.rmSync(INSTALL, { recursive: true, force: true });
   });
 
-  it("registers with the installer's script, runs from the SCM, survives taskkill, stops cleanly, upgrades and unregisters keeping the data", async () => {
+  it("registers with the installer's script, runs from the SCM, survives taskkill, stops cleanly mid-apply, upgrades and unregisters keeping the data", async () => {
     // 1. Registration: the installer's own commands, under Wine's cmd.exe.
     const install = await serviceScript('install');
     assert.equal(install.code, 0, `${install.stdout}${install.stderr}`);
@@ -176,7 +201,8 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
 
     // The site's configuration, as its installer writes it (UTF-8 with a BOM, CRLF): a fixed port head office knows.
     const port = await freePort();
-    writeWindowsConfig(path.join(SITE, 'config.json'), { webhook: { port }, admin: { port: 0 }, sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 } });
+    // (No scheduled backup: one falling due mid-test would add rows between the counts compared below.)
+    writeWindowsConfig(path.join(SITE, 'config.json'), { webhook: { port }, admin: { port: 0 }, sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 }, backup: { enabled: false } });
 
     // 2. Started by the SCM: it answers its webhook and applies.
     const start = await win('net', ['start', SERVICE]);
@@ -205,13 +231,24 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     assert.equal((await post(second.url, sample(2))).status, 200);
     await waitFor('update 1042 applied', () => lastSequence(DATA, 3021) === 1042);
 
-    // 5. sc stop: Ctrl+C to the agent, which stops cleanly (its own stop lines), and NSSM does not start it again.
+    // 5. sc stop in the middle of a large apply: Ctrl+C to the agent, which finishes that apply, stops
+    //    cleanly (its own stop lines), and is not started again by NSSM.
+    const big = bigUpdate();
+    const delivered = post(second.url, big);
+    await waitFor('the large apply to be under way', () => applyInProgress(), 120_000, 20);
     const stop = await win('sc', ['stop', SERVICE]);
     assert.equal(stop.code, 0, `${stop.stdout}${stop.stderr}`);
+    assert.equal((await delivered).status, 200, 'acknowledged before the stop');
     await waitFor('the service to stop', async () => (await state()) === 1, 150_000, 500);
     const afterStop = serviceLog().slice(serviceLog().lastIndexOf('Receiving menu cycle updates'));
-    assert.match(afterStop, /Stopping: closing the webhook receiver, the status window and the data files\./);
-    assert.match(afterStop, /^Stopped\.\r?$/m);
+    // The Ctrl+C reached the agent while it applied; it said it was stopping, finished that apply, then stopped.
+    const sigint = afterStop.indexOf('SIGINT received, stopping');
+    const applied = afterStop.search(new RegExp(`applied location ${BIG_LOCATION} change 100\\b`));
+    const stopped = afterStop.search(/^Stopped\.\r?$/m);
+    assert.ok(sigint >= 0 && applied > sigint && stopped > applied, afterStop);
+    assert.match(afterStop.slice(sigint), /^Stopping: /m);
+    assert.equal(lastSequence(DATA, BIG_LOCATION), 100, 'the apply under way finished, not rolled back');
+    assert.equal(readDb(path.join(DATA, 'pos-sync.db'), (db) => (db.prepare('SELECT count(*) AS n FROM pos_prices WHERE location_id = ?').get(BIG_LOCATION) as { n: number }).n), BIG_ITEMS);
     assert.equal(agentPid(), null, 'agent.pid removed by the clean stop');
     assert.equal(count(serviceLog(), 'Receiving menu cycle updates'), 2, 'not started again after the stop');
 
