@@ -33,8 +33,10 @@ export const WebhookSchema = z.strictObject({
   allowUnauthenticated: z.boolean().default(false),
   maxBodyBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /**
-   * A body that declares at least this many bytes (Content-Length, no Content-Encoding) is written to a
-   * file of its own in <dataDir>/bodies/ as it arrives, never held whole in memory (src/store/body-files.ts).
+   * A body of at least this many bytes is written to a file of its own in <dataDir>/bodies/ as it
+   * arrives, never held whole in memory (src/webhook/body.ts, src/store/body-files.ts): from its first
+   * byte when it declares its Content-Length and no Content-Encoding, otherwise (chunked, compressed)
+   * once what it decodes to reaches this size.
    */
   fileBodyFromBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(1024 * 1024),
   tls: TlsSchema.nullable().default(null),

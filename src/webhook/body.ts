@@ -83,11 +83,11 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     closeAfterAnswer(res);
     return Promise.reject(busy());
   }
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = contentEncoding(req);
   const decoder = DECODERS[encoding];
   if (decoder === undefined) {
     closeAfterAnswer(res);
-    return Promise.reject(new AppError('unsupported_encoding', 415, `Content-Encoding ${encoding} is not supported (identity, gzip, deflate or br)`));
+    return Promise.reject(unsupportedEncoding(encoding));
   }
   if (expectsContinue(req)) res.writeContinue();
   // The limit holds for what is stored, the decoded body: a small gzip bomb is refused too.
@@ -152,7 +152,7 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     const onError = (err: Error): void => {
       if (decoding && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
         closeAfterAnswer(res);
-        finish(new AppError('invalid_encoding', 400, `the body is not valid ${encoding} data`));
+        finish(invalidEncoding(encoding));
       } else finish(new AppError('request_aborted', 400, 'the request body could not be read to its end'));
     };
     const onAborted = (): void => finish(new AppError('request_aborted', 400, 'the sender stopped sending the body'));
@@ -164,13 +164,19 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
   });
 }
 
-/** A received body: in memory, or (declared large) in a file of its own, flushed to the disk. */
+/** A received body: in memory, or (large) in a file of its own, flushed to the disk. */
 export type ReceivedBody = { readonly kind: 'memory'; readonly raw: Buffer } | { readonly kind: 'file'; readonly file: BodyFile };
 
 /**
- * Reads the body: into memory (readLimitedBody), or, when it declares at least `fileFrom` bytes and no
- * Content-Encoding, into a file of its own in <dataDir>/bodies/ as it arrives, flushed with its folder
- * to the disk before this resolves. The file is removed if the body is refused or not received whole.
+ * Reads the body into memory (readLimitedBody), or, when it is large, into a file of its own in
+ * <dataDir>/bodies/ as it arrives, flushed with its folder to the disk before this resolves:
+ * - a body that declares at least `fileFrom` bytes and no Content-Encoding goes to its file from its
+ *   first byte;
+ * - a body without a Content-Length (chunked) or with a Content-Encoding is held in memory until what
+ *   it decodes to reaches `fileFrom` bytes, then what is held and the rest go to its file
+ *   (spillToFile). `limit` holds for the decoded size either way, so a small gzip bomb is refused as
+ *   it passes it, with at most `fileFrom` bytes in memory.
+ * The file is removed if the body is refused or not received whole.
  */
 export async function receiveBody(
   req: IncomingMessage,
@@ -178,10 +184,11 @@ export async function receiveBody(
   options: { limit: number; budget?: BodyBudget; fileFrom: number; dataDir: string | null },
 ): Promise<ReceivedBody> {
   const declared = declaredLength(req);
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (options.dataDir === null || declared === null || declared < options.fileFrom || declared > options.limit || encoding !== 'identity') {
+  const encoding = contentEncoding(req);
+  if (options.dataDir === null || (encoding === 'identity' && declared !== null && (declared < options.fileFrom || declared > options.limit))) {
     return { kind: 'memory', raw: await readLimitedBody(req, res, options.limit, options.budget) };
   }
+  if (encoding !== 'identity' || declared === null) return spillToFile(req, res, { ...options, dataDir: options.dataDir });
   if (expectsContinue(req)) res.writeContinue();
   const sink = await BodyFileSink.create(options.dataDir);
   let aborted = false;
@@ -200,12 +207,159 @@ export async function receiveBody(
     return { kind: 'file', file: await sink.finish() };
   } catch (err) {
     await sink.abort().catch(() => undefined);
-    // A disk that cannot take the body (full, I/O error) is the agent's failure: 503, sent again later.
-    if (err instanceof AppError || isStorageFailure(err)) throw err;
-    throw new AppError('request_aborted', 400, 'the request body could not be read to its end');
+    throw fileFailure(err);
   } finally {
     req.off('aborted', onAborted);
   }
+}
+
+/** A disk that cannot take the body (full, I/O error) is the agent's failure: 503, sent again later. */
+function fileFailure(err: unknown): unknown {
+  if (err instanceof AppError || isStorageFailure(err)) return err;
+  return new AppError('request_aborted', 400, 'the request body could not be read to its end');
+}
+
+function contentEncoding(req: IncomingMessage): string {
+  return String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+}
+
+/**
+ * A chunked or encoded body (receiveBody): decoded as it arrives, held in memory (counted in the
+ * budget) while it is smaller than `fileFrom`, then written to a file of its own piece by piece, the
+ * sender paused while each piece is written. Refused (413, 503, 415, 400) as readLimitedBody refuses.
+ */
+function spillToFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { limit: number; budget?: BodyBudget; fileFrom: number; dataDir: string },
+): Promise<ReceivedBody> {
+  const { limit, budget, fileFrom, dataDir } = options;
+  const declared = declaredLength(req);
+  if (declared !== null && declared > limit) {
+    closeAfterAnswer(res);
+    return Promise.reject(tooLarge(limit, declared));
+  }
+  const encoding = contentEncoding(req);
+  const decoder = DECODERS[encoding];
+  if (decoder === undefined) {
+    closeAfterAnswer(res);
+    return Promise.reject(unsupportedEncoding(encoding));
+  }
+  if (expectsContinue(req)) res.writeContinue();
+  const decoding = decoder ? decoder() : null;
+  const source: Readable = decoding ? req.pipe(decoding) : req;
+  return new Promise<ReceivedBody>((resolve, reject) => {
+    const held: Buffer[] = [];
+    let received = 0;
+    let sink: BodyFileSink | null = null;
+    /** Every write so far, in order; a failed one fails the receipt. */
+    let writing: Promise<void> = Promise.resolve();
+    let done = false;
+    const detach = (): void => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      req.off('close', onClose);
+    };
+    const fail = (err: unknown, close: boolean): void => {
+      if (done) return;
+      done = true;
+      detach();
+      held.length = 0;
+      if (decoding) {
+        req.unpipe(decoding);
+        decoding.destroy();
+      }
+      req.pause();
+      if (close) closeAfterAnswer(res);
+      // The file (if one was started) goes once the writes under way have ended.
+      const removing = writing.catch(() => undefined).then(() => sink?.abort());
+      void removing.catch(() => undefined).then(() => reject(fileFailure(err)));
+    };
+    const write = (chunk: Buffer): void => {
+      source.pause();
+      writing = writing.then(async () => {
+        if (done) return;
+        if (sink === null) {
+          sink = await BodyFileSink.create(dataDir);
+          for (const piece of held) await sink.write(piece);
+          held.length = 0;
+        }
+        await sink.write(chunk);
+        // Written: free the parser's piece now (see readLimitedBody); a decoder's output may share its buffers.
+        if (!decoding) releaseBuffer(chunk);
+      });
+      writing.then(
+        () => {
+          if (!done) source.resume();
+        },
+        (err: unknown) => fail(err, false),
+      );
+    };
+    const onData = (chunk: Buffer): void => {
+      if (done) return;
+      received += chunk.length;
+      if (received > limit) {
+        fail(tooLarge(limit, declared), true);
+        return;
+      }
+      if (sink === null && received < fileFrom) {
+        if (budget && !reserveUntilAnswered(budget, res, chunk.length)) {
+          res.setHeader('Retry-After', '5');
+          fail(busy(), true);
+          return;
+        }
+        held.push(chunk);
+        return;
+      }
+      write(chunk);
+    };
+    const onEnd = (): void => {
+      if (done) return;
+      void writing.then(
+        async () => {
+          if (done) return;
+          if (sink === null) {
+            done = true;
+            detach();
+            resolve({ kind: 'memory', raw: Buffer.concat(held, received) });
+            return;
+          }
+          const finished = sink;
+          const file = await finished.finish();
+          done = true;
+          detach();
+          resolve({ kind: 'file', file });
+        },
+        () => undefined,
+      ).catch((err: unknown) => fail(err, false));
+    };
+    const onError = (err: Error): void => {
+      if (decoding && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) fail(invalidEncoding(encoding), true);
+      else fail(new AppError('request_aborted', 400, 'the request body could not be read to its end'), false);
+    };
+    const onAborted = (): void => fail(new AppError('request_aborted', 400, 'the sender stopped sending the body'), false);
+    // The connection went before the body's end (a decoder would otherwise wait for more forever).
+    const onClose = (): void => {
+      if (!req.complete) onAborted();
+    };
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', onError);
+    if (decoding) req.once('error', onError);
+    req.once('aborted', onAborted);
+    req.once('close', onClose);
+  });
+}
+
+function unsupportedEncoding(encoding: string): AppError {
+  return new AppError('unsupported_encoding', 415, `Content-Encoding ${encoding} is not supported (identity, gzip, deflate or br)`);
+}
+
+function invalidEncoding(encoding: string): AppError {
+  return new AppError('invalid_encoding', 400, `the body is not valid ${encoding} data`);
 }
 
 /** Content-Encodings a sender may use (as body-parser accepted before): null means none to undo. */

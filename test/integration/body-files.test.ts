@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { startTestAgent } from '../helpers/agent';
 import { item, price, tempDir, update } from '../helpers/fixtures';
 import { bodyFilesDir, sweepBodyFiles } from '../../src/store/body-files';
@@ -25,8 +27,41 @@ function large(location: number, sequence: number, parent: number, cents = 0): B
   return Buffer.from(JSON.stringify(update(location, sequence, parent, items)));
 }
 
+/**
+ * A POST over real HTTP with no Content-Length (Transfer-Encoding: chunked), the body written in pieces
+ * of `piece` bytes, so it arrives as many chunks.
+ */
+function postChunked(url: string, body: Buffer, headers: Record<string, string>, piece = 16 * 1024): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (p: Buffer) => parts.push(p));
+      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown }));
+      res.on('error', reject);
+    });
+    // A refusal may close the connection before the whole body is written.
+    req.on('error', reject);
+    const writeFrom = (at: number): void => {
+      if (at >= body.length) {
+        req.end();
+        return;
+      }
+      if (req.destroyed) return;
+      req.write(body.subarray(at, at + piece), () => writeFrom(at + piece));
+    };
+    writeFrom(0);
+  });
+}
+
+const ENCODERS = {
+  gzip: (b: Buffer) => zlib.gzipSync(b),
+  deflate: (b: Buffer) => zlib.deflateSync(b),
+  br: (b: Buffer) => zlib.brotliCompressSync(b),
+} as const;
+
 describe('large bodies in files of their own', async () => {
-  const t = await startTestAgent({ webhook: { fileBodyFromBytes: FILE_FROM }, sync: { baselineSettleSeconds: 0 } });
+  const MAX_BODY = 2 * 1024 * 1024;
+  const t = await startTestAgent({ webhook: { fileBodyFromBytes: FILE_FROM, maxBodyBytes: MAX_BODY }, sync: { baselineSettleSeconds: 0 } });
   const dataDir = t.config.dataDir;
   const agentDb = t.agent.core.agentDb;
   const files = (): string[] => (fs.existsSync(bodyFilesDir(dataDir)) ? fs.readdirSync(bodyFilesDir(dataDir)).sort() : []);
@@ -92,6 +127,93 @@ describe('large bodies in files of their own', async () => {
       socket.on('close', () => resolve());
     });
     // The receiver removes the part it wrote once it sees the connection gone.
+    for (const deadline = Date.now() + 10_000; files().length !== before.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(files(), before);
+  });
+
+  it('a chunked body (no Content-Length) that passes the size is written to a file as it arrives, and applied', async () => {
+    const body = large(38, 1, 0);
+    const res = await postChunked(t.webhookUrl, body, {});
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    const inboxId = (res.json as { inboxId: number }).inboxId;
+    const file = fileOf(inboxId);
+    assert.ok(file, 'the row names a file');
+    assert.equal(agentDb.prepare<[number], { n: number }>('SELECT count(*) AS n FROM inbox_bodies WHERE inbox_id = ?').get(inboxId)!.n, 0, 'not also in agent.db');
+    assert.ok(fs.readFileSync(path.join(bodyFilesDir(dataDir), file!)).equals(body));
+    await t.settle();
+    assert.equal(t.agent.core.tillDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = 38').get()!.n, 500);
+  });
+
+  for (const [encoding, encode] of Object.entries(ENCODERS)) {
+    for (const chunked of [false, true]) {
+      it(`a ${encoding} body${chunked ? ' sent chunked' : ''} that decodes past the size is decoded into a file as it arrives, and applied`, async () => {
+        const location = 40 + Object.keys(ENCODERS).indexOf(encoding) * 2 + (chunked ? 1 : 0);
+        const body = large(location, 1, 0);
+        const sent = encode(body);
+        // Small on the wire, large once decoded: only the decoded size decides.
+        assert.ok(sent.length < FILE_FROM, `${sent.length} bytes sent`);
+        const res = chunked ? await postChunked(t.webhookUrl, sent, { 'content-encoding': encoding }, 1024) : await t.post(sent, { 'content-encoding': encoding });
+        assert.equal(res.status, 200, JSON.stringify(res.json));
+        const inboxId = (res.json as { inboxId: number }).inboxId;
+        const file = fileOf(inboxId);
+        assert.ok(file, 'the row names a file');
+        assert.ok(fs.readFileSync(path.join(bodyFilesDir(dataDir), file!)).equals(body), 'the file holds the decoded body');
+        assert.ok(storedBody(agentDb, 'inbox', inboxId)!.equals(body));
+        await t.settle();
+        assert.equal(t.agent.core.tillDb.prepare<[number], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = ?').get(location)!.n, 500);
+      });
+    }
+  }
+
+  it('a small chunked or compressed body stays in agent.db', async () => {
+    const small = Buffer.from(JSON.stringify(update(35, 1, 0, [item('1', 'S', [price('2026-12-01', '9999-12-31', 'Eat In', '1.00')])])));
+    const before = files();
+    const chunked = await postChunked(t.webhookUrl, small, {}, 64);
+    assert.equal(chunked.status, 200, JSON.stringify(chunked.json));
+    const gzipped = await t.post(zlib.gzipSync(Buffer.from(JSON.stringify(update(35, 2, 1, [item('1', 'S', [price('2026-12-01', '9999-12-31', 'Eat In', '1.50')])])))), { 'content-encoding': 'gzip' });
+    assert.equal(gzipped.status, 200, JSON.stringify(gzipped.json));
+    for (const res of [chunked, gzipped]) {
+      const inboxId = (res.json as { inboxId: number }).inboxId;
+      assert.equal(fileOf(inboxId), undefined);
+      assert.equal(agentDb.prepare<[number], { n: number }>('SELECT count(*) AS n FROM inbox_bodies WHERE inbox_id = ?').get(inboxId)!.n > 0, true, 'kept in agent.db');
+    }
+    assert.deepEqual(files(), before);
+  });
+
+  it('a compressed bomb (or a chunked body) past webhook.maxBodyBytes once decoded is refused 413 and leaves nothing behind', async () => {
+    const counts = (): { inbox: number; quarantine: number; kept: number } => ({
+      inbox: agentDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM inbox').get()!.n,
+      quarantine: agentDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM quarantine').get()!.n,
+      kept: agentDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM inbox_bodies').get()!.n,
+    });
+    const before = { files: files(), ...counts() };
+    // Zeros compress about a thousand to one: a few KiB sent, decoding to eight times the limit.
+    const bomb = Buffer.alloc(MAX_BODY * 8, 0x20);
+    for (const [encoding, encode] of Object.entries(ENCODERS)) {
+      const sent = encode(bomb);
+      assert.ok(sent.length < FILE_FROM, `${encoding}: ${sent.length} bytes sent`);
+      for (const chunked of [false, true]) {
+        const res = chunked ? await postChunked(t.webhookUrl, sent, { 'content-encoding': encoding }, 1024) : await t.post(sent, { 'content-encoding': encoding });
+        assert.equal(res.status, 413, `${encoding}${chunked ? ' chunked' : ''}: ${JSON.stringify(res.json)}`);
+        assert.equal((res.json as { error: { id: string } }).error.id, 'payload_too_large');
+      }
+    }
+    // Past the limit sent as it is, chunked: refused as it passes it.
+    const plain = await postChunked(t.webhookUrl, bomb.subarray(0, MAX_BODY + FILE_FROM), {}, 64 * 1024).catch((err: unknown) => ({ status: 0, json: String(err) }));
+    assert.equal(plain.status, 413, JSON.stringify(plain.json));
+    // The receiver removes a file it started once the refusal is decided.
+    for (const deadline = Date.now() + 10_000; files().length !== before.files.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual({ files: files(), ...counts() }, before, 'no body file, no inbox row, nothing kept');
+  });
+
+  it('a broken compressed body that had reached the size is refused 400 and leaves no file', async () => {
+    const before = files();
+    const sent = zlib.gzipSync(large(36, 1, 0));
+    // Cut before its end and then garbage: decoding fails after what was decoded passed the size.
+    const broken = Buffer.concat([sent.subarray(0, sent.length - 64), Buffer.alloc(64, 0xff)]);
+    const res = await postChunked(t.webhookUrl, broken, { 'content-encoding': 'gzip' }, 512);
+    assert.equal(res.status, 400, JSON.stringify(res.json));
+    assert.equal((res.json as { error: { id: string } }).error.id, 'invalid_encoding');
     for (const deadline = Date.now() + 10_000; files().length !== before.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(files(), before);
   });
