@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,9 +10,10 @@ import { startTestAgent } from '../helpers/agent';
 import { item, price, tempDir, update } from '../helpers/fixtures';
 import { bodyFilesDir, sweepBodyFiles } from '../../src/store/body-files';
 import { storedBody } from '../../src/store/queries';
+import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { pruneDatabase, retentionCutoffs } from '../../src/ops/retention';
 import { checkBackupFile } from '../../src/ops/backup/candidate';
-import { restoreDatabase } from '../../src/ops/backup/restore';
+import { interruptedRestore, restoreDatabase, restoreJournalFile } from '../../src/ops/backup/restore';
 import { backupDatabase } from '../../src/ops/backup/write';
 
 /**
@@ -294,5 +296,113 @@ describe('large bodies in backups and restores', () => {
     const check = checkBackupFile(made.file);
     assert.equal(check.ok, false);
     assert.match(check.problems.join('; '), /names 1 body file the set's bodies\/ folder lacks/);
+  });
+});
+
+describe('a restore while another program holds a body file (Windows refuses to move it)', () => {
+  /** A stopped agent's folder with two large bodies, and a set taken when it had only the first. */
+  async function prepared(): Promise<{ dataDir: string; config: Parameters<typeof restoreDatabase>[0]; set: string; inSet: string; afterSet: string }> {
+    const dataDir = tempDir();
+    const t = await startTestAgent({ dataDir, webhook: { fileBodyFromBytes: FILE_FROM }, sync: { baselineSettleSeconds: 0, pollIntervalMs: 60_000 } });
+    t.agent.setPaused(true);
+    const fileOf = (res: { json: unknown }): string =>
+      t.agent.core.agentDb.prepare<[number], { file: string }>('SELECT file FROM inbox_body_files WHERE inbox_id = ?').get((res.json as { inboxId: number }).inboxId)!.file;
+    const first = await t.post(large(51, 1, 0));
+    assert.equal(first.status, 200);
+    const set = (await backupDatabase({ agent: t.agent.core.agentDb, till: t.agent.core.tillDb }, path.join(tempDir(), 'backups'), 3)).file;
+    const second = await t.post(large(51, 2, 1));
+    assert.equal(second.status, 200);
+    const result = { dataDir, config: t.config, set, inSet: fileOf(first), afterSet: fileOf(second) };
+    await t.agent.stop();
+    return result;
+  }
+
+  /** Every file under the data folder (but the pre-restore sets, the lock and -shm) with its content hash. */
+  function snapshot(dataDir: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        const name = path.relative(dataDir, file);
+        if (name === 'backups' || /\.lock$|-shm$/.test(name)) continue;
+        if (entry.isDirectory()) walk(file);
+        else out[name] = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+      }
+    };
+    walk(dataDir);
+    return out;
+  }
+
+  /** fs.renameSync refusing as Windows does for a file another program has open, while `refuse(from)` says so. */
+  async function withRenameRefused<T>(refuse: (from: string) => boolean, run: () => Promise<T>): Promise<T> {
+    const rename = fs.renameSync;
+    fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
+      if (refuse(String(from))) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${String(from)}'`), { code: 'EPERM', path: String(from) });
+      rename(from, to);
+    }) as typeof fs.renameSync;
+    try {
+      return await run();
+    } finally {
+      fs.renameSync = rename;
+    }
+  }
+
+  it('a body file that will not move: every file as it was, the file named; once closed, the restore goes through', async () => {
+    const { dataDir, config, set, inSet, afterSet } = await prepared();
+    const held = path.join(bodyFilesDir(dataDir), afterSet);
+    const before = snapshot(dataDir);
+    assert.ok(`bodies/${afterSet}` in before && `bodies/${inSet}` in before, JSON.stringify(Object.keys(before)));
+    await withRenameRefused(
+      (from) => from === held,
+      () =>
+        assert.rejects(restoreDatabase(config, set), (err: Error & { id?: string }) => {
+          assert.equal(err.id, 'database_in_use');
+          assert.ok(err.message.includes(`has ${held} open: close it and run the restore again; no file was changed`), err.message);
+          return true;
+        }),
+    );
+    assert.deepEqual(snapshot(dataDir), before, 'databases and body files as they were; nothing staged or aside; no journal');
+    await restoreDatabase(config, set);
+    assert.deepEqual(fs.readdirSync(bodyFilesDir(dataDir)), [inSet], 'the set\'s body file, and only it');
+    assert.deepEqual(fs.readdirSync(dataDir).filter((f) => /\.(replaced|restoring)$/.test(f)), []);
+    assert.equal(fs.existsSync(restoreJournalFile(dataDir)), false);
+  });
+
+  it('the restored bodies/ folder that will not move into place (the last step): the databases are put back too', async () => {
+    const { dataDir, config, set } = await prepared();
+    const before = snapshot(dataDir);
+    const staged = `${bodyFilesDir(dataDir)}.restoring`;
+    await withRenameRefused(
+      (from) => from === staged,
+      () => assert.rejects(restoreDatabase(config, set), (err: Error & { id?: string }) => err.id === 'database_in_use' && err.message.includes('no file was changed')),
+    );
+    assert.deepEqual(snapshot(dataDir), before);
+  });
+
+  it('when putting a file back fails too, the journal stays (start-up waits) and running the same restore again finishes it', async () => {
+    const { dataDir, config, set, inSet, afterSet } = await prepared();
+    const held = path.join(bodyFilesDir(dataDir), afterSet);
+    const tillAside = `${path.join(dataDir, 'pos-sync.db')}.replaced`;
+    await withRenameRefused(
+      (from) => from === held || from === tillAside,
+      () =>
+        assert.rejects(restoreDatabase(config, set), (err: Error & { id?: string }) => {
+          assert.equal(err.id, 'restore_interrupted');
+          assert.match(err.message, /half restored; close that program and run the same restore again before starting the agent/);
+          return true;
+        }),
+    );
+    assert.equal(interruptedRestore(dataDir)?.from, set);
+    await restoreDatabase(config, set);
+    assert.equal(interruptedRestore(dataDir), null);
+    assert.deepEqual(fs.readdirSync(bodyFilesDir(dataDir)), [inSet]);
+    assert.deepEqual(fs.readdirSync(dataDir).filter((f) => /\.(replaced|restoring)$/.test(f)), []);
+    // agent.db is the set's: it holds the first update only.
+    const agentDb = openReadOnly(storeFilePath(dataDir, 'agent'));
+    try {
+      assert.deepEqual(agentDb.prepare<[], { s: number }>('SELECT change_sequence AS s FROM inbox WHERE location_id = 51 ORDER BY 1').all().map((r) => r.s), [1]);
+    } finally {
+      agentDb.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { BODY_FILES_FOLDER, bodyFilePath } from '../../store/body-files';
 import { AGENT_FILE } from '../../store/database';
 import { syncFile, syncFolder } from '../../store/fsync';
+import { makeFolderStep, removeEmptyFolderStep, renameStep, type SwapStep } from './swap';
 
 /**
  * Large payloads are files of their own beside agent.db (<dataDir>/bodies/, src/store/body-files.ts),
@@ -87,7 +88,7 @@ export function missingBodyFiles(setDir: string): string[] {
 
 /**
  * Stages a set's body files beside the live folder (`<dataDir>/bodies.restoring`), before any live
- * file is touched; `swapRestoredBodyFiles` puts them in place with the other files.
+ * file is touched; `bodyFileSwapSteps` puts them in place with the other files.
  */
 export function stageBodyFiles(setDir: string | null, dataDir: string): string {
   const staged = path.join(dataDir, `${BODY_FILES_FOLDER}.restoring`);
@@ -100,9 +101,33 @@ export function stageBodyFiles(setDir: string | null, dataDir: string): string {
   return staged;
 }
 
-/** Replaces the live bodies/ folder with the staged one. */
-export function swapRestoredBodyFiles(staged: string, dataDir: string): void {
+/** Where the live body files wait while a restore puts the set's in place; deleted once they are in. */
+export const BODY_FILES_ASIDE = `${BODY_FILES_FOLDER}.replaced`;
+
+/**
+ * The restore's steps for the body files (swap.ts): every live one moved aside one by one (so a file
+ * another program holds open is the step that fails, and is named), the emptied folder removed, and
+ * then, in `into`, the staged folder renamed into its place.
+ */
+export function bodyFileSwapSteps(staged: string, dataDir: string): { aside: SwapStep[]; into: SwapStep[] } {
   const live = path.join(dataDir, BODY_FILES_FOLDER);
-  fs.rmSync(live, { recursive: true, force: true });
-  fs.renameSync(staged, live);
+  const aside = path.join(dataDir, BODY_FILES_ASIDE);
+  const into = [renameStep(staged, live)];
+  if (!fs.existsSync(live)) return { aside: [], into };
+  return {
+    aside: [makeFolderStep(aside), ...fs.readdirSync(live).map((name) => renameStep(path.join(live, name), path.join(aside, name))), removeEmptyFolderStep(live)],
+    into,
+  };
+}
+
+/**
+ * Deletes the body files a restore moved aside (or one cut short left). A file another program still
+ * holds (Windows) stays, to go with the next restore: nothing reads that folder.
+ */
+export function removeAsideBodyFiles(dataDir: string): void {
+  try {
+    fs.rmSync(path.join(dataDir, BODY_FILES_ASIDE), { recursive: true, force: true });
+  } catch {
+    // Left for the next restore (see above).
+  }
 }

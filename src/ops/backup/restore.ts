@@ -12,7 +12,8 @@ import { backupDir } from '../paths';
 import { fsyncPath, stamp } from './files';
 import { writeBackupSet } from './write';
 import { checkBackupFile, type CandidateCheck } from './candidate';
-import { stageBodyFiles, swapRestoredBodyFiles } from './body-files';
+import { bodyFileSwapSteps, removeAsideBodyFiles, stageBodyFiles } from './body-files';
+import { renameStep, runAllOrNothing, SwapRefused, SwapStuck, type SwapStep } from './swap';
 
 /** Restoring a backup: the live set saved first, the files swapped in under a journal, under the data folder's lock. */
 
@@ -26,38 +27,24 @@ export function restoreJournalFile(dataDir: string): string {
 /** What a live file is renamed to while a restore replaces it; deleted once the restored files are in. */
 const ASIDE_SUFFIX = '.replaced';
 
+/** Error codes of a file another program holds (Windows: open without FILE_SHARE_DELETE, or a folder in use). */
+const IN_USE = new Set(['EPERM', 'EBUSY', 'EACCES']);
+
 /**
- * Moves every live file a restore replaces (with its -wal and -shm) out of the way before any
- * restored file goes in. Windows refuses to rename a file
- * another program has open (SQLite and most programs open without FILE_SHARE_DELETE): a till, a
- * backup or antivirus program reading pos-sync.db. Then the files already moved are put back, the
- * staged copies and the journal removed, and the restore refused naming the file, so the folder is
- * as it was, never half restored. (POSIX renames an open file; the restore's earlier -wal check is
- * what finds a till there.)
+ * Every rename of the swap, in order (swap.ts): each live file it replaces (with its -wal and -shm)
+ * aside as `*.replaced`, each live body file aside into `bodies.replaced/`, then the staged files and
+ * the staged bodies/ folder into place. Windows refuses to rename a file another program has open (a
+ * till, a backup or antivirus program reading pos-sync.db, a viewer on a body file): the renames done
+ * are then undone, so the folder is as it was, never half restored. (POSIX renames an open file; the
+ * restore's earlier -wal check is what finds a till there.)
  */
-function moveAside(files: readonly string[], staged: readonly (readonly [string, string])[], journal: string, previousSavedAs: string | null): void {
-  const moved: [from: string, to: string][] = [];
-  try {
-    for (const file of files) {
-      for (const name of [file, `${file}-wal`, `${file}-shm`]) {
-        if (!fs.existsSync(name)) continue;
-        fs.renameSync(name, `${name}${ASIDE_SUFFIX}`);
-        moved.push([name, `${name}${ASIDE_SUFFIX}`]);
-      }
-    }
-  } catch (err) {
-    const busy = (err as NodeJS.ErrnoException).path ?? '';
-    for (const [from, to] of moved.reverse()) fs.renameSync(to, from);
-    for (const [file] of staged) fs.rmSync(file, { force: true });
-    fs.rmSync(journal, { force: true });
-    if (!['EPERM', 'EBUSY', 'EACCES'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
-    throw new AppError(
-      'database_in_use',
-      409,
-      `another program (the till, a backup or antivirus program?) has ${busy} open: close it and run the restore again; ` +
-        `no file was changed${previousSavedAs ? ` (the current files were also saved as ${previousSavedAs})` : ''}`,
-    );
+function swapSteps(replaced: readonly string[], staged: readonly (readonly [string, string])[], stagedBodies: string, dataDir: string): SwapStep[] {
+  const aside: SwapStep[] = [];
+  for (const file of replaced) {
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(name)) aside.push(renameStep(name, `${name}${ASIDE_SUFFIX}`));
   }
+  const bodies = bodyFileSwapSteps(stagedBodies, dataDir);
+  return [...aside, ...bodies.aside, ...staged.map(([from, to]) => renameStep(from, to)), ...bodies.into];
 }
 
 /** The restore that was cut short on this data folder, if any. */
@@ -150,15 +137,32 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
   // A 0.1 backup becomes the till file again and the next open splits it: the live agent.db and staff.db go.
   const replaced = [...incoming.map(([, target]) => target), ...(check.kind === 'single-file' ? [live('agent'), live('staff')] : [])];
   try {
-    moveAside(replaced, incoming, journal, previousSavedAs);
+    runAllOrNothing(swapSteps(replaced, incoming, stagedBodies, config.dataDir));
   } catch (err) {
+    if (err instanceof SwapStuck) {
+      // Half swapped: the journal stays, so start-up refuses and `ops status` says to run it again.
+      throw new AppError(
+        'restore_interrupted',
+        409,
+        `another program has ${err.path} or ${err.undoPath} open (${err.failure.code ?? err.failure.message}, ${err.undoFailure.code ?? err.undoFailure.message}): ` +
+          `the data folder is half restored; close that program and run the same restore again before starting the agent`,
+      );
+    }
+    for (const [file] of incoming) fs.rmSync(file, { force: true });
     fs.rmSync(stagedBodies, { recursive: true, force: true });
-    throw err;
+    fs.rmSync(journal, { force: true });
+    if (!(err instanceof SwapRefused)) throw err;
+    if (!IN_USE.has(err.failure.code ?? '')) throw err.failure;
+    throw new AppError(
+      'database_in_use',
+      409,
+      `another program (the till, a backup or antivirus program, a file viewer?) has ${err.path} open: close it and run the restore again; ` +
+        `no file was changed${previousSavedAs ? ` (the current files were also saved as ${previousSavedAs})` : ''}`,
+    );
   }
-  for (const [staged, target] of incoming) fs.renameSync(staged, target);
-  swapRestoredBodyFiles(stagedBodies, config.dataDir);
   // Also what a restore cut short by a crash left aside (the journal made start-up wait for this run).
   for (const kind of ['till', 'agent', 'staff'] as const) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${live(kind)}${suffix}${ASIDE_SUFFIX}`, { force: true });
+  removeAsideBodyFiles(config.dataDir);
   fsyncPath(config.dataDir);
   fs.rmSync(journal, { force: true });
   fsyncPath(config.dataDir);
