@@ -9,6 +9,7 @@ export const SYSTEM_FILES = [
   ['test/integration/till-integer-ranges.test.ts', 'unixODBC, the SQLite ODBC driver, python3-pyodbc'],
   ['test/integration/till-file-compat.test.ts', 'unixODBC, the SQLite ODBC driver, python3-pyodbc'],
   ['test/faults/storage.test.ts', 'root (a tmpfs mount), libfiu'],
+  ['test/faults/body-file-power.test.ts', 'libfiu'],
   ['test/integration/prometheus-scrape.test.ts', 'Prometheus'],
   ['test/unit/packaging/monitoring.test.ts', 'promtool (Prometheus)'],
 ];

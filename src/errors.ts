@@ -58,7 +58,19 @@ export class ConfigError extends Error {
 /** SQLite result codes that mean "could not store right now", as opposed to a bug in our SQL. */
 const STORAGE_FAILURE_CODES = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|CANTOPEN|READONLY|NOMEM|PROTOCOL|CORRUPT|NOTADB|AUTH)/;
 
+/**
+ * The agent's own file could not be written or flushed (a body file), whatever the error code says
+ * (an injected or unusual errno included): the agent's failure, answered 503, never the sender's.
+ */
+export class StorageFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super(`could not store: ${describeError(failure)}`);
+    this.name = 'StorageFailure';
+  }
+}
+
 export function isStorageFailure(err: unknown): boolean {
+  if (err instanceof StorageFailure) return true;
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (STORAGE_FAILURE_CODES.test(code) || code === 'ENOSPC' || code === 'EIO' || code === 'EROFS')) return true;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../crash-points';
+import { StorageFailure } from '../errors';
 import type { Db } from './database';
 import { syncFolder } from './fsync';
 
@@ -45,12 +46,26 @@ export class BodyFileSink {
     private readonly handle: fs.promises.FileHandle,
   ) {}
 
-  static async create(dataDir: string): Promise<BodyFileSink> {
+  /** Any failure of the file (open, write, flush) is the agent's: a StorageFailure (503). */
+  private static async stored<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      throw err instanceof StorageFailure ? err : new StorageFailure(err);
+    }
+  }
+
+  static create(dataDir: string): Promise<BodyFileSink> {
+    return BodyFileSink.stored(() => BodyFileSink.open(dataDir));
+  }
+
+  private static async open(dataDir: string): Promise<BodyFileSink> {
     const dir = bodyFilesDir(dataDir);
     await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
     const name = `${randomBytes(16).toString('hex')}.body`;
     // Exclusive and owner-only: never through a planted file or link.
     const handle = await fs.promises.open(path.join(dir, name), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    crashPoint('body-file-created');
     return new BodyFileSink(dataDir, name, handle);
   }
 
@@ -58,7 +73,11 @@ export class BodyFileSink {
     return this.written;
   }
 
-  async write(chunk: Buffer): Promise<void> {
+  write(chunk: Buffer): Promise<void> {
+    return BodyFileSink.stored(() => this.writeAll(chunk));
+  }
+
+  private async writeAll(chunk: Buffer): Promise<void> {
     this.hash.update(chunk);
     let offset = 0;
     while (offset < chunk.length) {
@@ -69,7 +88,11 @@ export class BodyFileSink {
   }
 
   /** Flushes the file and its folder to the disk and closes it. */
-  async finish(): Promise<BodyFile> {
+  finish(): Promise<BodyFile> {
+    return BodyFileSink.stored(() => this.flush());
+  }
+
+  private async flush(): Promise<BodyFile> {
     crashPoint('body-file-written');
     await this.handle.sync();
     await this.handle.close();

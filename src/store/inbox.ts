@@ -5,6 +5,7 @@ import { readBody, sameMeaning, type EnvelopeHeader } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { crashPoint } from '../crash-points';
+import { isStorageFailure } from '../errors';
 import { bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
 import { BodyStore, releaseBody } from './bodies';
 import type { Db } from './database';
@@ -167,9 +168,31 @@ export class Inbox {
     );
   }
 
+  /**
+   * Body files whose row's commit failed writing or flushing agent.db. Such a commit can still be
+   * in the WAL, and the recovery after a crash or power cut would bring its row back (SQLite reports
+   * SQLITE_IOERR_FSYNC, yet the frames it wrote are there): the file must stay until that can no
+   * longer happen, that is once a later commit on this connection has written over those frames.
+   * Then each is removed unless a row names it; a restart's sweep (sweepBodyFiles) removes the rest.
+   */
+  private readonly unsettledFiles = new Set<string>();
+
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
   receive(delivery: IncomingDelivery): ReceiptOutcome {
-    return this.store(delivery, null);
+    const outcome = this.store(delivery, null);
+    this.settleFiles();
+    return outcome;
+  }
+
+  /** After a commit went through: the body files of earlier failed commits no row names are removed. */
+  private settleFiles(): void {
+    if (this.unsettledFiles.size === 0) return;
+    const dataDir = path.dirname(this.db.name);
+    const named = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM inbox_body_files WHERE file = ?');
+    for (const name of this.unsettledFiles) {
+      if (named.get(name)!.n === 0) removeBodyFile(dataDir, name);
+      this.unsettledFiles.delete(name);
+    }
   }
 
   /**
@@ -184,12 +207,15 @@ export class Inbox {
     try {
       outcome = this.store({ ...delivery, raw }, delivery.file);
     } catch (err) {
-      // Nothing names the file: it goes (the sender is answered 503 and sends again).
-      removeBodyFile(dataDir, delivery.file.name);
+      // Not stored (the sender is answered 503 and sends again). A failure of agent.db's storage may
+      // have left the commit in the WAL (see unsettledFiles): the file stays until that is settled.
+      if (isStorageFailure(err)) this.unsettledFiles.add(delivery.file.name);
+      else removeBodyFile(dataDir, delivery.file.name);
       throw err;
     } finally {
       releaseBody(raw);
     }
+    this.settleFiles();
     if (outcome.kind === 'rejected' || outcome.decision === 'duplicate') removeBodyFile(dataDir, delivery.file.name);
     else crashPoint('body-row-committed');
     return outcome;
