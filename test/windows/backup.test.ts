@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { item, price, update } from '../helpers/fixtures';
 import { folderState, laneDir, lastSequence, post, sample, startTill } from './lane';
 import { cli, REPO_ROOT, startAgent, startWindows, unixPath, waitFor, winPath, writeWindowsConfig, type WindowsAgent } from './wine';
 
@@ -26,7 +27,8 @@ describe('Windows: backup, restore, compact, diagnose', () => {
   const out = { outDir: path.join(work, 'out') };
   const config = writeWindowsConfig(path.join(work, 'config.json'), {
     dataDir: winPath(dataDir),
-    webhook: { port: 0 },
+    // Large payloads (at least 64 KiB) in files of their own, so a restore replaces body files too.
+    webhook: { port: 0, fileBodyFromBytes: 64 * 1024 },
     admin: { enabled: false },
     sync: { pollIntervalMs: 200, baselineSettleSeconds: 0 },
     // With the staff cache, so a restore replaces all three files.
@@ -80,6 +82,16 @@ describe('Windows: backup, restore, compact, diagnose', () => {
     for (const line of lines) assert.match(line, /ok; resumes location 3021 from 1043/);
   });
 
+  it('a large publication is stored as a body file of its own', async () => {
+    const items = Array.from({ length: 600 }, (_, i) => item(String(7000 + i), `WIN-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${3 + (i % 7)}.${String(i % 100).padStart(2, '0')}`)]));
+    const body = Buffer.from(JSON.stringify(update(3098, 1, 0, items)));
+    assert.ok(body.length > 64 * 1024);
+    const r = await post(agent!.url, body);
+    assert.equal(r.status, 200, r.body);
+    await waitFor('the large publication applied', () => lastSequence(dataDir, 3098) === 1);
+    assert.equal(fs.readdirSync(path.join(dataDir, 'bodies')).length, 1);
+  });
+
   it('`restore` while a Windows till holds pos-sync.db open changes no file and says what to close', async () => {
     assert.equal(await agent!.stop(), 0, agent!.output());
     agent = null;
@@ -97,6 +109,36 @@ describe('Windows: backup, restore, compact, diagnose', () => {
       assert.deepEqual(seen.errors, []);
     } finally {
       if (!tillStopped) await till.stop();
+    }
+  });
+
+  it('`restore` while another program holds a body file open changes no file and names it', async () => {
+    // The set restored has no body file: the live one must move aside, and Windows refuses while the
+    // holder has it open (without FILE_SHARE_DELETE), after the databases were already moved aside.
+    const [held] = fs.readdirSync(path.join(dataDir, 'bodies'));
+    assert.ok(held);
+    const heldFile = path.join(dataDir, 'bodies', held);
+    const stop = path.join(work, 'release the body file');
+    const holder = startWindows([winPath(path.join(__dirname, 'fixtures', 'hold-file.cjs')), winPath(REPO_ROOT), winPath(heldFile), winPath(stop), 'open-only'], out);
+    try {
+      let ended: number | null | undefined;
+      void holder.exited.then((c) => (ended = c));
+      await waitFor('the holder to open the body file', () => {
+        if (ended !== undefined) throw new Error(`the holder ended (${ended}): ${holder.stderr()}`);
+        return holder.stdout().startsWith('ready');
+      });
+      const beforeFiles = dataFiles(dataDir);
+      const beforeBodies = folderState(path.join(dataDir, 'bodies'));
+      const r = await cli(['restore', winPath(early), '--config', winPath(config)], out);
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stderr, new RegExp(`has .*${held}.* open: close it and run the restore again; no file was changed`));
+      assert.deepEqual(dataFiles(dataDir), beforeFiles, 'a refused restore changed the data folder');
+      assert.deepEqual(folderState(path.join(dataDir, 'bodies')), beforeBodies, 'a refused restore changed the body files');
+      assert.deepEqual(fs.readdirSync(dataDir).filter((f) => /\.(replaced|restoring)$/.test(f)), []);
+      assert.equal(lastSequence(dataDir, 3098), 1);
+    } finally {
+      fs.writeFileSync(stop, '');
+      assert.equal(await holder.exited, 0, holder.stderr());
     }
   });
 
