@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { parseExact, parseLazily, setMember, type Span } from './json-scan';
+import { JsonScanError, parseExact, parseLazily, setMember, type Span } from './json-scan';
+import { SCAN_BLOCK_BYTES, scanObjectFrom, type ByteSource } from './json-scan-stream';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
@@ -56,12 +57,74 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined);
-    if (options.checkItems && lazy.elements) for (const span of lazy.elements) checkElement(raw, span, lazy.element);
+    if (options.checkItems && lazy.elements) for (const span of lazy.elements) checkElement((start, end) => raw.toString('utf8', start, end), span, lazy.element);
   } catch (err) {
     return invalidJson(err);
   }
   const layout: BodyLayout = { members: [...lazy.headSpans].map(([key, span]) => [key, span.start, span.end] as const), items: lazy.elements };
   return checkedBody(lazy.head, layout, lazy.element);
+}
+
+/**
+ * readBody of the bytes `source` holds, read piece by piece (a large body in a file of its own): the
+ * same checks in the same order, with the same result and the same refusal, but never the whole body
+ * in memory at once. Three passes over the source: UTF-8, the structure (json-scan-stream.ts), then the
+ * envelope's members and each item; `block` is how much each reads at a time.
+ */
+export function readBodyFrom(source: ByteSource, options: ReadBodyOptions & { readonly block?: number }): ReadBodyResult {
+  const block = options.block ?? SCAN_BLOCK_BYTES;
+  const invalidAt = firstInvalidUtf8From(source, block);
+  if (invalidAt >= 0) return { ok: false, error: { id: 'invalid_encoding', field: '(body)', message: `not valid UTF-8 (at byte ${invalidAt})` } };
+  const text = (start: number, end: number): string => source.read(start, end).toString('utf8');
+  const element = (span: Span): unknown => parseExact(text(span.start, span.end));
+  const head: Record<string, unknown> = {};
+  let layout: BodyLayout;
+  try {
+    const scanned = scanObjectFrom(
+      source,
+      'ScheduledItems',
+      (keyText, span) => {
+        const key = parseExact(keyText);
+        if (typeof key !== 'string') throw new JsonScanError('expected a string key', span.start);
+        return key;
+      },
+      block,
+    );
+    const members: [string, number, number][] = [];
+    for (const [key, span] of scanned.members) {
+      if (key === 'ScheduledItems' && scanned.elements !== null) continue;
+      setMember(head, key, parseExact(text(span.start, span.end)));
+      members.push([key, span.start, span.end]);
+    }
+    if (options.checkItems && scanned.elements) for (const span of scanned.elements) checkElement(text, span, element);
+    layout = { members, items: scanned.elements };
+  } catch (err) {
+    return invalidJson(err);
+  }
+  return checkedBody(head, layout, element);
+}
+
+/** firstInvalidUtf8 of the bytes `source` holds (-1: all valid), reading `block` bytes at a time. */
+export function firstInvalidUtf8From(source: ByteSource, block: number = SCAN_BLOCK_BYTES): number {
+  // At least four bytes a piece, so a piece always ends past the start of its last whole sequence.
+  const size = Math.max(4, block);
+  for (let pos = 0; pos < source.length; ) {
+    const end = Math.min(source.length, pos + size);
+    const piece = source.read(pos, end);
+    // A sequence cut by the end of the piece is checked with the next piece, from its lead byte.
+    let cut = piece.length;
+    if (end < source.length) {
+      let i = piece.length - 1;
+      for (let k = 0; k < 3 && i > 0 && (piece[i]! & 0xc0) === 0x80; k++) i--;
+      const lead = piece[i]!;
+      const need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+      if (need > piece.length - 1 - i) cut = i;
+    }
+    const checked = piece.subarray(0, cut);
+    if (!isUtf8(checked)) return pos + firstInvalidUtf8(checked);
+    pos += cut;
+  }
+  return -1;
 }
 
 /**
@@ -88,9 +151,9 @@ export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: n
  * fails is parsed again by parseExact, so the error names the same position in the same words as
  * before.
  */
-function checkElement(raw: Buffer, span: Span, parse: (span: Span) => unknown): void {
+function checkElement(text: (start: number, end: number) => string, span: Span, parse: (span: Span) => unknown): void {
   try {
-    JSON.parse(raw.toString('utf8', span.start, span.end));
+    JSON.parse(text(span.start, span.end));
   } catch {
     parse(span);
     // Unreachable while the two parsers agree; if they ever did not, refusing is the safe side.

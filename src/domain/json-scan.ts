@@ -32,14 +32,14 @@ export class JsonScanError extends SyntaxError {
   }
 }
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
 
 function isWhitespace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -88,18 +88,23 @@ function containerEnd(b: Uint8Array, pos: number): number {
   return -(n + 1);
 }
 
-class Scanner {
+/**
+ * Walks the structure of bytes `b`. `origin` is where `b` starts in the whole body (a window of it, read
+ * piece by piece: json-scan-stream.ts), so an error names the body's byte offset either way.
+ */
+export class Scanner {
   pos: number;
 
   constructor(
-    private readonly b: Uint8Array,
+    readonly b: Uint8Array,
     start: number,
+    private readonly origin = 0,
   ) {
     this.pos = start;
   }
 
   fail(message: string): never {
-    throw new JsonScanError(this.pos >= this.b.length ? `${message}: unexpected end of input` : message, this.pos);
+    throw new JsonScanError(this.pos >= this.b.length ? `${message}: unexpected end of input` : message, this.pos + this.origin);
   }
 
   ws(): void {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { crashPoint } from '../crash-points';
+import type { ByteSource } from '../domain/json-scan-stream';
 import { StorageFailure } from '../errors';
 import type { Db } from './database';
 import { syncFolder } from './fsync';
@@ -178,4 +179,62 @@ export function readBodyFileRange(file: string, position: number, length: number
     fs.closeSync(fd);
   }
   return out;
+}
+
+/** How much a BodyFileSource reads at a time for small ranges. */
+const SOURCE_BLOCK_BYTES = 1 << 20;
+
+/**
+ * A body file read by offset, for checking it piece by piece (readBodyFrom): one open file, and the
+ * last block read kept, so the many small ranges of a body's items read the file a block at a time.
+ * Close it when done.
+ */
+export class BodyFileSource implements ByteSource {
+  private cached: { start: number; bytes: Buffer } | null = null;
+
+  private constructor(
+    private readonly fd: number,
+    readonly length: number,
+    private readonly file: string,
+  ) {}
+
+  static open(file: string): BodyFileSource {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    try {
+      return new BodyFileSource(fd, fs.fstatSync(fd).size, file);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+  }
+
+  read(start: number, end: number): Buffer {
+    if (!(start >= 0 && start <= end && end <= this.length)) throw new RangeError(`bytes ${start}..${end} are outside ${this.file} (${this.length} bytes)`);
+    const c = this.cached;
+    if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
+    if (end - start >= SOURCE_BLOCK_BYTES) return this.readExact(start, end);
+    const bytes = this.readExact(start, Math.min(this.length, start + SOURCE_BLOCK_BYTES));
+    this.cached = { start, bytes };
+    return bytes.subarray(0, end - start);
+  }
+
+  private readExact(start: number, end: number): Buffer {
+    const out = Buffer.allocUnsafe(end - start);
+    for (let done = 0; done < out.length; ) {
+      const n = fs.readSync(this.fd, out, done, out.length - done, start + done);
+      if (n === 0) throw new RangeError(`${this.file} ends at ${start + done} bytes, before ${end}`);
+      done += n;
+    }
+    return out;
+  }
+
+  /** The whole file in one buffer (a refused body kept in quarantine, a rare conflict check). */
+  whole(): Buffer {
+    return this.readExact(0, this.length);
+  }
+
+  close(): void {
+    this.cached = null;
+    fs.closeSync(this.fd);
+  }
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readBody, sameMeaning, type EnvelopeHeader } from '../domain/body';
+import { readBody, readBodyFrom, sameMeaning, type EnvelopeHeader, type ReadBodyResult } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { crashPoint } from '../crash-points';
 import { isStorageFailure } from '../errors';
-import { bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
+import { BodyFileSource, bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
 import { BodyStore, releaseBody } from './bodies';
 import type { Db } from './database';
 
@@ -37,6 +37,15 @@ export type ReceiptOutcome =
   | { readonly kind: 'rejected'; readonly quarantineId: number; readonly deliveryId: number; readonly error: EnvelopeError; readonly errorId: string };
 
 export type { EnvelopeHeader };
+
+/** A delivery's body as store() needs it, in memory or in a file of its own. */
+interface ReceivedBody {
+  readonly bytes: number;
+  readonly sha256: string;
+  /** The whole body, only where it must be whole: kept in quarantine, compared with a stored body of the same ChangeSequence. */
+  whole(): Buffer;
+  readonly file: BodyFile | null;
+}
 
 
 /** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
@@ -179,7 +188,9 @@ export class Inbox {
 
   /** Validates the envelope and stores the delivery (inbox, or quarantine when the envelope is bad). */
   receive(delivery: IncomingDelivery): ReceiptOutcome {
-    const outcome = this.store(delivery, null);
+    const { raw } = delivery;
+    // Read lazily: every item is checked to parse, but the body is never one string and one object.
+    const outcome = this.store(delivery, { bytes: raw.length, sha256: sha256(raw), whole: () => raw, file: null }, readBody(raw, { checkItems: true }));
     this.settleFiles();
     return outcome;
   }
@@ -197,23 +208,27 @@ export class Inbox {
 
   /**
    * Stores a delivery whose body is already a file of its own, flushed to the disk: the row that names
-   * it is committed here (the 200 follows). The body is read once to check it, then released; a body
-   * that is refused, or already held, has its file removed once the row is committed.
+   * it is committed here (the 200 follows). The body is checked piece by piece from the file
+   * (readBodyFrom), never whole in memory; a body that is refused, or already held, has its file
+   * removed once the row is committed.
    */
   receiveFile(delivery: FileDelivery): ReceiptOutcome {
     const dataDir = path.dirname(this.db.name);
-    const raw = fs.readFileSync(bodyFilePath(dataDir, delivery.file.name));
     let outcome: ReceiptOutcome;
     try {
-      outcome = this.store({ ...delivery, raw }, delivery.file);
+      const source = BodyFileSource.open(bodyFilePath(dataDir, delivery.file.name));
+      try {
+        const body: ReceivedBody = { bytes: source.length, sha256: delivery.file.sha256, whole: () => source.whole(), file: delivery.file };
+        outcome = this.store(delivery, body, readBodyFrom(source, { checkItems: true }));
+      } finally {
+        source.close();
+      }
     } catch (err) {
       // Not stored (the sender is answered 503 and sends again). A failure of agent.db's storage may
       // have left the commit in the WAL (see unsettledFiles): the file stays until that is settled.
       if (isStorageFailure(err)) this.unsettledFiles.add(delivery.file.name);
       else removeBodyFile(dataDir, delivery.file.name);
       throw err;
-    } finally {
-      releaseBody(raw);
     }
     this.settleFiles();
     if (outcome.kind === 'rejected' || outcome.decision === 'duplicate') removeBodyFile(dataDir, delivery.file.name);
@@ -221,26 +236,29 @@ export class Inbox {
     return outcome;
   }
 
-  private store(delivery: IncomingDelivery, file: BodyFile | null): ReceiptOutcome {
-    // Read lazily: every item is checked to parse, but the body is never one string and one object.
-    const checked = readBody(delivery.raw, { checkItems: true });
+  private store(delivery: Omit<IncomingDelivery, 'raw'>, body: ReceivedBody, checked: ReadBodyResult): ReceiptOutcome {
     if (!checked.ok) {
       const errorId = checked.error.id;
-      const stored = this.quarantine({
-        raw: delivery.raw,
-        sender: delivery.sender,
-        source: delivery.source,
-        contentType: delivery.contentType,
-        errorId,
-        field: checked.error.field,
-        reason: checked.error.message,
-        httpStatus: 400,
-        ...(delivery.receivedAt ? { receivedAt: delivery.receivedAt } : {}),
-      });
-      return { kind: 'rejected', ...stored, error: checked.error, errorId };
+      const raw = body.whole();
+      try {
+        const stored = this.quarantine({
+          raw,
+          sender: delivery.sender,
+          source: delivery.source,
+          contentType: delivery.contentType,
+          errorId,
+          field: checked.error.field,
+          reason: checked.error.message,
+          httpStatus: 400,
+          ...(delivery.receivedAt ? { receivedAt: delivery.receivedAt } : {}),
+        });
+        return { kind: 'rejected', ...stored, error: checked.error, errorId };
+      } finally {
+        if (body.file) releaseBody(raw);
+      }
     }
     const { envelope } = checked;
-    const sha = file?.sha256 ?? sha256(delivery.raw);
+    const sha = body.sha256;
     const receivedAt = (delivery.receivedAt ?? new Date()).toISOString();
     return this.db
       .transaction((): ReceiptOutcome => {
@@ -252,7 +270,13 @@ export class Inbox {
             // Only for the rare redelivery whose bytes differ: compared by what the update means
             // (src/domain/body.ts), so re-encoding an identifier ("118" vs 118) is not a conflict.
             const raw = this.bodies.read(stored.id);
-            return raw !== undefined && raw !== null && sameMeaning(raw, delivery.raw);
+            if (raw === undefined || raw === null) return false;
+            const incoming = body.whole();
+            try {
+              return sameMeaning(raw, incoming);
+            } finally {
+              if (body.file) releaseBody(incoming);
+            }
           },
         );
         this.ensureLocation.run(envelope.LocationID, receivedAt);
@@ -265,7 +289,7 @@ export class Inbox {
               locationId: envelope.LocationID,
               changeSequence: envelope.ChangeSequence,
               parent: envelope.ParentChangeSequence,
-              bytes: delivery.raw.length,
+              bytes: body.bytes,
               sha,
               receivedAt,
               sender: delivery.sender,
@@ -273,8 +297,8 @@ export class Inbox {
               state: decision.kind === 'conflict' ? 'conflict' : 'pending',
             }).lastInsertRowid,
           );
-          if (file) this.bodies.writeFile(inboxId, file.name);
-          else this.bodies.write(inboxId, delivery.raw);
+          if (body.file) this.bodies.writeFile(inboxId, body.file.name);
+          else this.bodies.write(inboxId, body.whole());
           this.bodies.writeLayout(inboxId, checked.layout);
         }
         const outcome = decision.kind === 'new' ? 'accepted' : decision.kind;
@@ -283,7 +307,7 @@ export class Inbox {
             receivedAt,
             sender: delivery.sender,
             source: delivery.source,
-            bytes: delivery.raw.length,
+            bytes: body.bytes,
             inboxId,
             quarantineId: null,
             outcome,

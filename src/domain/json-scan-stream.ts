@@ -1,0 +1,161 @@
+import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonScanError, OPEN_BRACE, OPEN_BRACKET, Scanner, type ScannedObject, type Span } from './json-scan';
+
+/**
+ * scanObject (json-scan.ts) over a body read piece by piece instead of held whole: a large body kept in
+ * a file of its own is checked with a window of about one block in memory (issue 29). The result and
+ * every error (its words and byte offset) are exactly scanObject's on the whole bytes; a property test
+ * holds the two together over every way of cutting a body into pieces.
+ *
+ * How: the scan is a sequence of small steps (the opening brace, a member's key and colon, a value, an
+ * array element, a separator, the end), each run by scanObject's own Scanner on the bytes held. A step
+ * whose outcome could depend on bytes not yet read (it reached the end of the window before the end of
+ * the body) is run again after reading more; the window then holds at least twice as much, so even
+ * one huge value costs a few passes, not one per block. Bytes before the current step are dropped.
+ */
+
+/** A body's bytes by offset: its whole length known, any range read when needed (a file). */
+export interface ByteSource {
+  readonly length: number;
+  read(start: number, end: number): Buffer;
+}
+
+/** How much is read at a time. */
+export const SCAN_BLOCK_BYTES = 1 << 20;
+
+class Window {
+  base = 0;
+  bytes: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly source: ByteSource,
+    private readonly block: number,
+  ) {}
+
+  get end(): number {
+    return this.base + this.bytes.length;
+  }
+
+  get atEnd(): boolean {
+    return this.end >= this.source.length;
+  }
+
+  dropBefore(from: number): void {
+    if (from <= this.base) return;
+    this.bytes = this.bytes.subarray(from - this.base);
+    this.base = from;
+  }
+
+  /** Reads on: a block, or as much again as is held if that is more. */
+  more(): void {
+    const to = Math.min(this.source.length, this.end + Math.max(this.block, this.bytes.length));
+    this.bytes = Buffer.concat([this.bytes, this.source.read(this.end, to)]);
+  }
+
+  /**
+   * Runs one step from byte `from` (absolute) with a Scanner on the window; returns its value and where
+   * it ended. Run again with more bytes while its outcome may depend on bytes not read yet: it failed at
+   * the end of the window, or ended there (the byte after a step decides what comes next).
+   */
+  step<T>(from: number, run: (s: Scanner) => T): { value: T; pos: number } {
+    this.dropBefore(from);
+    for (;;) {
+      const s = new Scanner(this.bytes, from - this.base, this.base);
+      try {
+        const value = run(s);
+        if (s.pos < this.bytes.length || this.atEnd) return { value, pos: this.base + s.pos };
+      } catch (err) {
+        if (!(err instanceof JsonScanError) || this.atEnd || err.offset < this.end) throw err;
+      }
+      this.more();
+    }
+  }
+
+  /** The text of bytes [start, end) of the window (absolute offsets). */
+  text(start: number, end: number): string {
+    return this.bytes.toString('utf8', start - this.base, end - this.base);
+  }
+}
+
+/**
+ * scanObject of the bytes `source` holds, read `block` bytes at a time. `decodeKey` reads a member's
+ * name from its text (quotes included) and where it is.
+ */
+export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES): ScannedObject {
+  const w = new Window(source, Math.max(1, block));
+  // A byte-order mark is three bytes: hold them before looking for one.
+  while (w.bytes.length < 3 && !w.atEnd) w.more();
+  const members = new Map<string, Span>();
+  let elements: Span[] | null = null;
+  let { value: empty, pos } = w.step(bomLength(w.bytes), (s) => {
+    s.ws();
+    s.expect(OPEN_BRACE, 'a JSON object');
+    s.ws();
+    if (s.b[s.pos] !== CLOSE_BRACE) return false;
+    s.pos++;
+    return true;
+  });
+  while (!empty) {
+    const head = w.step(pos, (s) => {
+      s.ws();
+      const keyStart = w.base + s.pos;
+      s.string();
+      const key = decodeKey(w.text(keyStart, w.base + s.pos), { start: keyStart, end: w.base + s.pos });
+      s.ws();
+      s.expect(COLON, "':' after a key");
+      s.ws();
+      return { key, valueStart: w.base + s.pos, array: key === arrayMember && s.b[s.pos] === OPEN_BRACKET };
+    });
+    const { key, valueStart } = head.value;
+    if (head.value.array) {
+      const found: Span[] = [];
+      const open = w.step(valueStart, (s) => {
+        s.pos++;
+        s.ws();
+        if (s.b[s.pos] !== CLOSE_BRACKET) return false;
+        s.pos++;
+        return true;
+      });
+      pos = open.pos;
+      let more = !open.value;
+      while (more) {
+        const element = w.step(pos, (s) => {
+          s.ws();
+          const start = w.base + s.pos;
+          s.value();
+          const span = { start, end: w.base + s.pos };
+          s.ws();
+          if (s.b[s.pos] === COMMA) {
+            s.pos++;
+            return { span, next: true };
+          }
+          s.expect(CLOSE_BRACKET, "',' or ']' in an array");
+          return { span, next: false };
+        });
+        found.push(element.value.span);
+        pos = element.pos;
+        more = element.value.next;
+      }
+      elements = found;
+    } else {
+      pos = w.step(valueStart, (s) => s.value()).pos;
+      if (key === arrayMember) elements = null;
+    }
+    members.set(key, { start: valueStart, end: pos });
+    const sep = w.step(pos, (s) => {
+      s.ws();
+      if (s.b[s.pos] === COMMA) {
+        s.pos++;
+        return false;
+      }
+      s.expect(CLOSE_BRACE, "',' or '}' in an object");
+      return true;
+    });
+    pos = sep.pos;
+    empty = sep.value;
+  }
+  w.step(pos, (s) => {
+    s.ws();
+    if (s.pos < s.b.length) s.fail('unexpected content after the JSON object');
+  });
+  return { members, elements };
+}
