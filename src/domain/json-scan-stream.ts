@@ -13,7 +13,10 @@ import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonScanError, OPE
  * one huge value costs a few passes, not one per block. Bytes before the current step are dropped.
  */
 
-/** A body's bytes by offset: its whole length known, any range read when needed (a file). */
+/**
+ * A body's bytes by offset: its whole length known, any range read when needed (a file). What `read`
+ * returns may be overwritten by the next read (a file source reuses one buffer): use it at once.
+ */
 export interface ByteSource {
   readonly length: number;
   read(start: number, end: number): Buffer;
@@ -22,17 +25,27 @@ export interface ByteSource {
 /** How much is read at a time. */
 export const SCAN_BLOCK_BYTES = 1 << 20;
 
+/**
+ * The bytes held: [base, end) of the body, in one buffer reused from step to step (a new buffer only
+ * when a step needs more than it holds), so scanning a large body leaves no trail of garbage blocks.
+ */
 class Window {
   base = 0;
-  bytes: Buffer = Buffer.alloc(0);
+  private buffer: Buffer = Buffer.alloc(0);
+  private from = 0;
+  private to = 0;
 
   constructor(
     private readonly source: ByteSource,
     private readonly block: number,
   ) {}
 
+  get bytes(): Buffer {
+    return this.buffer.subarray(this.from, this.to);
+  }
+
   get end(): number {
-    return this.base + this.bytes.length;
+    return this.base + this.to - this.from;
   }
 
   get atEnd(): boolean {
@@ -41,14 +54,26 @@ class Window {
 
   dropBefore(from: number): void {
     if (from <= this.base) return;
-    this.bytes = this.bytes.subarray(from - this.base);
+    this.from += from - this.base;
     this.base = from;
   }
 
   /** Reads on: a block, or as much again as is held if that is more. */
   more(): void {
-    const to = Math.min(this.source.length, this.end + Math.max(this.block, this.bytes.length));
-    this.bytes = Buffer.concat([this.bytes, this.source.read(this.end, to)]);
+    const held = this.to - this.from;
+    const want = Math.min(this.source.length - this.end, Math.max(this.block, held));
+    if (this.to + want > this.buffer.length) {
+      if (held + want <= this.buffer.length) this.buffer.copyWithin(0, this.from, this.to);
+      else {
+        const bigger = Buffer.allocUnsafe(Math.max(held + want, 2 * this.buffer.length));
+        this.buffer.copy(bigger, 0, this.from, this.to);
+        this.buffer = bigger;
+      }
+      this.from = 0;
+      this.to = held;
+    }
+    this.source.read(this.end, this.end + want).copy(this.buffer, this.to);
+    this.to += want;
   }
 
   /**
@@ -59,10 +84,11 @@ class Window {
   step<T>(from: number, run: (s: Scanner) => T): { value: T; pos: number } {
     this.dropBefore(from);
     for (;;) {
-      const s = new Scanner(this.bytes, from - this.base, this.base);
+      const bytes = this.bytes;
+      const s = new Scanner(bytes, from - this.base, this.base);
       try {
         const value = run(s);
-        if (s.pos < this.bytes.length || this.atEnd) return { value, pos: this.base + s.pos };
+        if (s.pos < bytes.length || this.atEnd) return { value, pos: this.base + s.pos };
       } catch (err) {
         if (!(err instanceof JsonScanError) || this.atEnd || err.offset < this.end) throw err;
       }
@@ -72,7 +98,7 @@ class Window {
 
   /** The text of bytes [start, end) of the window (absolute offsets). */
   text(start: number, end: number): string {
-    return this.bytes.toString('utf8', start - this.base, end - this.base);
+    return this.buffer.toString('utf8', this.from + start - this.base, this.from + end - this.base);
   }
 }
 

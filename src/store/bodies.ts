@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BodyLayout } from '../domain/body';
-import { bodyFilePath, readBodyFileRange } from './body-files';
+import { bodyFilePath, readBodyFileRangeInto } from './body-files';
 import type { Db } from './database';
 
 /**
@@ -153,7 +153,11 @@ export class BodyStore {
     return row ? bodyFilePath(this.dataDir, row.file) : null;
   }
 
-  /** A body file's bytes by offset, read BODY_CHUNK_BYTES at a time (the last block read is kept). */
+  /**
+   * A body file's bytes by offset, read BODY_CHUNK_BYTES at a time into one reused buffer (the last
+   * block read is kept): a range within one block is a view of it, good until the next call (its
+   * callers turn it into text at once), so an apply leaves no trail of garbage blocks behind it.
+   */
   private fileRanges(inboxId: number, file: string): ((start: number, end: number) => Buffer) | null {
     let total: number;
     try {
@@ -162,25 +166,29 @@ export class BodyStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    let cached: { index: number; bytes: Buffer } | null = null;
+    const block = Buffer.allocUnsafe(Math.min(BODY_CHUNK_BYTES, total));
+    let held: { index: number; bytes: Buffer } | null = null;
     const blockAt = (index: number): Buffer => {
-      if (cached?.index === index) return cached.bytes;
+      if (held?.index === index) return held.bytes;
       const start = index * BODY_CHUNK_BYTES;
-      const bytes = readBodyFileRange(file, start, Math.min(BODY_CHUNK_BYTES, total - start));
-      cached = { index, bytes };
+      const bytes = block.subarray(0, Math.min(BODY_CHUNK_BYTES, total - start));
+      readBodyFileRangeInto(file, start, bytes);
+      held = { index, bytes };
       return bytes;
     };
     return (start, end) => {
       if (!(start >= 0 && start <= end && end <= total)) throw new RangeError(`bytes ${start}..${end} are outside body #${inboxId} (${total} bytes)`);
-      const parts: Buffer[] = [];
+      const first = Math.floor(start / BODY_CHUNK_BYTES);
+      if (end <= (first + 1) * BODY_CHUNK_BYTES) return blockAt(first).subarray(start - first * BODY_CHUNK_BYTES, end - first * BODY_CHUNK_BYTES);
+      // Across blocks: copied out, as the next block overwrites the buffer.
+      const out = Buffer.allocUnsafe(end - start);
       for (let pos = start; pos < end; ) {
         const index = Math.floor(pos / BODY_CHUNK_BYTES);
-        const block = blockAt(index);
-        const to = Math.min(block.length, end - index * BODY_CHUNK_BYTES);
-        parts.push(block.subarray(pos - index * BODY_CHUNK_BYTES, to));
-        pos = index * BODY_CHUNK_BYTES + to;
+        const to = Math.min(end, (index + 1) * BODY_CHUNK_BYTES);
+        blockAt(index).copy(out, pos - start, pos - index * BODY_CHUNK_BYTES, to - index * BODY_CHUNK_BYTES);
+        pos = to;
       }
-      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      return out;
     };
   }
 

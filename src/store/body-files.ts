@@ -164,9 +164,9 @@ export function sweepBodyFiles(db: Db, dataDir: string): BodySweep {
   return { removed, held };
 }
 
-/** Reads `length` bytes at `position` of a body file into a new buffer. */
-export function readBodyFileRange(file: string, position: number, length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+/** Fills `out` with the bytes of a body file from `position` on. */
+export function readBodyFileRangeInto(file: string, position: number, out: Buffer): void {
+  const length = out.length;
   const fd = fs.openSync(file, 'r');
   try {
     let done = 0;
@@ -178,19 +178,22 @@ export function readBodyFileRange(file: string, position: number, length: number
   } finally {
     fs.closeSync(fd);
   }
-  return out;
 }
 
 /** How much a BodyFileSource reads at a time for small ranges. */
 const SOURCE_BLOCK_BYTES = 1 << 20;
 
 /**
- * A body file read by offset, for checking it piece by piece (readBodyFrom): one open file, and the
- * last block read kept, so the many small ranges of a body's items read the file a block at a time.
- * Close it when done.
+ * A body file read by offset, for checking it piece by piece (readBodyFrom): one open file, read into
+ * one buffer reused from read to read (what `read` returns is good until the next read, as ByteSource
+ * allows), a block at a time for small ranges, so the many small ranges of a body's items read the
+ * file a block at a time and a large body leaves no trail of garbage buffers. Close it when done.
  */
 export class BodyFileSource implements ByteSource {
-  private cached: { start: number; bytes: Buffer } | null = null;
+  private buffer: Buffer = Buffer.alloc(0);
+  /** Which bytes of the file `buffer` holds: [start, start + held). */
+  private start = 0;
+  private held = 0;
 
   private constructor(
     private readonly fd: number,
@@ -210,31 +213,34 @@ export class BodyFileSource implements ByteSource {
 
   read(start: number, end: number): Buffer {
     if (!(start >= 0 && start <= end && end <= this.length)) throw new RangeError(`bytes ${start}..${end} are outside ${this.file} (${this.length} bytes)`);
-    const c = this.cached;
-    if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
-    if (end - start >= SOURCE_BLOCK_BYTES) return this.readExact(start, end);
-    const bytes = this.readExact(start, Math.min(this.length, start + SOURCE_BLOCK_BYTES));
-    this.cached = { start, bytes };
-    return bytes.subarray(0, end - start);
+    if (start < this.start || end > this.start + this.held) {
+      const size = Math.max(end - start, Math.min(SOURCE_BLOCK_BYTES, this.length - start));
+      if (this.buffer.length < size) this.buffer = Buffer.allocUnsafe(size);
+      this.readInto(this.buffer, start, size);
+      this.start = start;
+      this.held = size;
+    }
+    return this.buffer.subarray(start - this.start, end - this.start);
   }
 
-  private readExact(start: number, end: number): Buffer {
-    const out = Buffer.allocUnsafe(end - start);
-    for (let done = 0; done < out.length; ) {
-      const n = fs.readSync(this.fd, out, done, out.length - done, start + done);
-      if (n === 0) throw new RangeError(`${this.file} ends at ${start + done} bytes, before ${end}`);
+  private readInto(out: Buffer, start: number, length: number): void {
+    for (let done = 0; done < length; ) {
+      const n = fs.readSync(this.fd, out, done, length - done, start + done);
+      if (n === 0) throw new RangeError(`${this.file} ends at ${start + done} bytes, before ${start + length}`);
       done += n;
     }
+  }
+
+  /** The whole file in a buffer of its own (a refused body kept in quarantine, a rare conflict check). */
+  whole(): Buffer {
+    const out = Buffer.allocUnsafe(this.length);
+    this.readInto(out, 0, this.length);
     return out;
   }
 
-  /** The whole file in one buffer (a refused body kept in quarantine, a rare conflict check). */
-  whole(): Buffer {
-    return this.readExact(0, this.length);
-  }
-
   close(): void {
-    this.cached = null;
+    this.buffer = Buffer.alloc(0);
+    this.held = 0;
     fs.closeSync(this.fd);
   }
 }

@@ -14,14 +14,19 @@ import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-s
 
 const member = 'ScheduledItems';
 
-/** The bytes as a source read by offset; each read is a copy, as a file's would be. */
-function sourceOf(bytes: Buffer, reads: { count: number } = { count: 0 }): ByteSource {
+/**
+ * The bytes as a source read by offset. What a read returned is spoilt by the next read (a file source
+ * reuses its buffer, as ByteSource allows), so a reader that kept it would read garbage.
+ */
+function sourceOf(bytes: Buffer): ByteSource {
+  let last: Buffer | null = null;
   return {
     length: bytes.length,
     read: (start, end) => {
       assert.ok(start >= 0 && start <= end && end <= bytes.length, `read ${start}..${end} of ${bytes.length}`);
-      reads.count += 1;
-      return Buffer.from(bytes.subarray(start, end));
+      last?.fill(0xff);
+      last = Buffer.from(bytes.subarray(start, end));
+      return last;
     },
   };
 }
