@@ -1,6 +1,6 @@
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
 import type { Logger } from '../log';
-import { PortClient, ThreadClient, type ThreadHeap } from '../threads/thread-client';
+import { PortClient, ThreadClient, YOUNG_GENERATION_MB, type ThreadHeap } from '../threads/thread-client';
 import type { FileDelivery, IncomingDelivery, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
 import type { InboxRequest, InboxWorkerData } from './inbox-protocol';
 
@@ -59,7 +59,7 @@ export class InboxHost extends InboxRequests {
       workerData: data,
       // The inbox parses each body once to check it (one item at a time); see the applier's limits,
       // young generation included.
-      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 8 },
+      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       onUnexpectedExit: (reason) => log.error(`inbox thread stopped (${reason}); it starts again with the next request`),
     });
     super(thread);

@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import { describePriority } from '../threads/priority';
-import { ThreadClient, type ThreadHeap } from '../threads/thread-client';
+import { ThreadClient, YOUNG_GENERATION_MB, type ThreadHeap } from '../threads/thread-client';
 import type { AppliedUpdate, ApplyProgress } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
@@ -36,9 +36,10 @@ export class ApplierHost {
       // The old-generation cap is a wide margin over what the largest publication keeps alive while it
       // is applied (bench/mem-probe measures it), and still makes the thread collect long before the
       // machine feels it. The young generation is what an apply churns through (each item's parsed
-      // objects die with the item): a small one keeps the agent's peak memory down without slowing the
-      // apply (npm run bench compares them).
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
+      // objects die with the item): the smallest V8 makes (one 1 MB semi-space each way) keeps the
+      // thread's idle and peak memory down without slowing the apply (docs/performance.md, "Where the
+      // memory goes").
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       onEvent: (event) => {
         if (event.type === 'applied') events.applied?.(event.update);
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);

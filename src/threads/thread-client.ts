@@ -100,6 +100,14 @@ export class PortClient<Request> {
   }
 }
 
+/**
+ * Each worker thread's young generation, in MB (resourceLimits.maxYoungGenerationSizeMb): V8's
+ * smallest, one 1 MB semi-space each way. Every object the agent's threads make for a delivery or an
+ * item dies young or is kept for the whole apply, so a larger one only grew each idle thread's
+ * committed heap and the peak of an apply (docs/performance.md, "Where the memory goes").
+ */
+export const YOUNG_GENERATION_MB = 3;
+
 /** A thread's V8 heap: committed, in use, and what its isolate counts outside it (Buffers). */
 export interface ThreadHeap {
   readonly totalHeapBytes: number;

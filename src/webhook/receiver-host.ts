@@ -3,7 +3,7 @@ import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import type { Logger } from '../log';
 import type { InboxHost } from '../store/inbox-host';
-import { ThreadClient, type ThreadHeap } from '../threads/thread-client';
+import { ThreadClient, YOUNG_GENERATION_MB, type ThreadHeap } from '../threads/thread-client';
 import type { LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
 import type { RefusalCounter } from './refusals';
 
@@ -40,7 +40,7 @@ export class ReceiverHost {
       name: 'receiver',
       workerData: { config: deps.config, dataDir: deps.dataDir } satisfies ReceiverWorkerData,
       // Bodies are Buffers, outside the heap, and move on to the inbox thread; the heap holds express and sockets.
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       onEvent: (event) => {
         // Cues for several stored deliveries coalesce into one drain (ApplierHost).
         for (const notice of event.notices) this.onNotice(notice);
