@@ -63,6 +63,7 @@ export function toast(message: string, kind: 'ok' | 'error' = 'ok'): void {
 
 const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
 const dateTimeFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+const secondsFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 const fullFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** "09:14" today, "3 Jan, 09:14" another day. */
@@ -70,6 +71,12 @@ export function shortTime(iso: string, now: Date = new Date()): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   return d.toDateString() === now.toDateString() ? timeFormat.format(d) : dateTimeFormat.format(d);
+}
+
+/** "09:14:05": a moment a few seconds away (the next attempt of a retry). */
+export function clockTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : secondsFormat.format(d);
 }
 
 export function fullTime(iso: string): string {

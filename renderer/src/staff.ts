@@ -1,9 +1,9 @@
 import { errorText, get, send } from './api';
-import { ago, h, replace, shortTime, toast } from './dom';
+import { ago, clockTime, h, replace, shortTime, toast } from './dom';
 
 // The staff lookups' own JSON types (src/employees/model.ts is type-only and import-free).
-import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffSummary as Summary } from '../../src/employees/model';
-import { plainServiceProblem } from '../../src/domain/wording';
+import type { AccrualView as Accrual, Freshness, ResidencyView as Residency, StaffLink, StaffSummary as Summary } from '../../src/employees/model';
+import { plainServiceProblem, staffRetryText } from '../../src/domain/wording';
 
 /** Expired, or ending today (the severity model counts it red: src/admin/summary.ts staffSeverityOf). */
 function isExpired(r: Residency): boolean {
@@ -33,6 +33,8 @@ interface Card {
 interface StaffState {
   readonly configured: boolean;
   readonly syncing?: boolean;
+  /** The employee service as the latest attempt found it, live while a sync retries. */
+  readonly link?: StaffLink;
   readonly freshness?: Freshness[];
   readonly residencyWarnings?: { employee: Summary; residency: Residency }[];
   readonly residencyWarningCount?: number;
@@ -91,10 +93,12 @@ export class StaffView {
     const employees = state.freshness?.find((f) => f.resource === 'employees') ?? null;
     const refresh = h('button', { type: 'button', class: 'secondary small', onclick: () => void this.syncNow(refresh) }, state.syncing ? 'Refreshing…' : 'Refresh staff data now');
     if (state.syncing) refresh.disabled = true;
-    const offline = employees !== null && (employees.lastError !== null || employees.stale);
+    const link = state.link ?? null;
+    // Offline from the first failed attempt (link), not only once a whole sync has given up (lastError).
+    const offline = (link !== null && link.problem !== null) || (employees !== null && (employees.lastError !== null || employees.stale));
     replace(
       this.header,
-      offline ? this.offlineBanner(employees) : null,
+      offline ? this.offlineBanner(employees, link, state.syncing === true) : null,
       h(
         'div',
         { class: 'row' },
@@ -104,17 +108,33 @@ export class StaffView {
     );
   }
 
-  private offlineBanner(f: Freshness): HTMLElement {
-    const age = f.refreshedAt ? `last refreshed ${ago(f.refreshedAt)} (${shortTime(f.refreshedAt)})` : 'never downloaded';
+  private offlineBanner(f: Freshness | null, link: StaffLink | null, syncing: boolean): HTMLElement {
+    const age = f?.refreshedAt ? `last refreshed ${ago(f.refreshedAt)} (${shortTime(f.refreshedAt)})` : 'never downloaded';
+    const problem = link?.problem ?? f?.lastError ?? null;
+    // While a sync goes on, what it is doing about it: the next attempt and when, with a way to try now.
+    const retry = link !== null && link.problem !== null ? staffRetryText(link.retry, syncing, clockTime) : null;
+    const tryNow = link?.retry?.at ? h('button', { type: 'button', class: 'secondary small', id: 'staff-retry-now', onclick: () => void this.retryNow() }, 'Try again now') : null;
     return h(
       'div',
-      { class: 'banner banner-offline', role: 'status', id: 'staff-offline' },
+      { class: 'banner banner-offline', role: 'status', id: 'staff-offline', 'data-retrying': String(link?.retry != null) },
       h('strong', {}, 'Offline: '),
       `staff data is from the offline cache, ${age}.`,
-      f.lastError ? ` ${plainServiceProblem(f.lastError)}` : '',
+      problem ? ` ${plainServiceProblem(problem)}` : '',
+      retry ? h('span', { id: 'staff-retry' }, ` ${retry}`) : null,
+      tryNow ? ' ' : null,
+      tryNow,
       // The raw error (address, system error code) is for support, folded away.
-      f.lastError ? h('details', { class: 'tech' }, h('summary', {}, 'Technical details'), h('code', {}, f.lastError)) : null,
+      problem ? h('details', { class: 'tech' }, h('summary', {}, 'Technical details'), h('code', {}, problem)) : null,
     );
+  }
+
+  private async retryNow(): Promise<void> {
+    try {
+      await send('POST', '/api/staff/retry', {});
+    } catch (err) {
+      toast(`Could not try again: ${errorText(err)}`, 'error');
+    }
+    await this.refresh();
   }
 
   private renderWarnings(state: StaffState): void {

@@ -29,6 +29,18 @@ export function plainServiceProblem(technical: string | null): string {
   return 'The last attempt to reach the employee service failed.';
 }
 
+/**
+ * What the agent is doing about an employee service it cannot reach, for the staff banner: trying
+ * again in the background (and when), trying right now, or nothing more until the next refresh
+ * (null while a sync goes on with no retry pending: nothing to add).
+ * `time` formats an ISO instant in the reader's clock.
+ */
+export function staffRetryText(retry: { readonly attempt: number; readonly of: number; readonly at: string | null } | null, syncing: boolean, time: (iso: string) => string): string | null {
+  if (retry === null) return syncing ? null : 'No more attempts for now: “Refresh staff data now” tries again.';
+  if (retry.at === null) return `Trying again now (attempt ${retry.attempt} of ${retry.of})…`;
+  return `Trying again in the background at ${time(retry.at)} (attempt ${retry.attempt} of ${retry.of}); the cached data can be used meanwhile.`;
+}
+
 /** `1 employment`, `3 divisions`: the resource names of a staff sync, singular for one. */
 function countOf(resource: string, n: number): string {
   return n === 1 ? `1 ${resource.replace(/ies$/, 'y').replace(/s$/, '')}` : `${n} ${resource}`;

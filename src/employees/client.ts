@@ -47,7 +47,21 @@ export interface ClientOptions {
   readonly random?: () => number;
   /** Aborts every call in flight (the service's stop). */
   readonly signal?: AbortSignal;
+  /**
+   * Told about every attempt as it happens, so a caller can say "offline, trying again" after the
+   * first failure instead of after the last retry (the status window's staff banner).
+   */
+  readonly onAttempt?: (event: AttemptEvent) => void;
 }
+
+/**
+ * One attempt of a call, as it happens: answered (a 2xx), failed (with the next attempt when one is
+ * scheduled, null when this was the last), or a retry starting after its wait.
+ */
+export type AttemptEvent =
+  | { readonly kind: 'answered' }
+  | { readonly kind: 'failed'; readonly error: EmployeeApiError; readonly next: { readonly attempt: number; readonly of: number; readonly at: Date } | null }
+  | { readonly kind: 'retrying'; readonly attempt: number; readonly of: number };
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Bound on paging so a service that ignores start/duration cannot loop us forever. */
@@ -63,6 +77,8 @@ export class EmployeeClient {
   private readonly log: Logger;
   private readonly authHeaders: Record<string, string>;
   private readonly base: string;
+  /** Calls waiting between attempts; retryNow() ends their waits early. */
+  private readonly waiting = new Set<() => void>();
 
   constructor(
     readonly config: EmployeesConfig,
@@ -75,6 +91,17 @@ export class EmployeeClient {
 
   private orgPath(suffix: string): string {
     return `/organisations/${encodeURIComponent(String(this.config.organisationId))}/Employees${suffix}`;
+  }
+
+  /**
+   * Ends the wait of every call now waiting to try again, so its next attempt starts at once (the
+   * window's "Try again now"). Returns how many calls were waiting.
+   */
+  retryNow(): number {
+    const woken = [...this.waiting];
+    this.waiting.clear();
+    for (const wake of woken) wake();
+    return woken.length;
   }
 
   /** Divisions, EmployeeSource, Locations: their prefix is "not shown"; `{organisationId}` may appear in it. */
@@ -206,7 +233,10 @@ export class EmployeeClient {
         // The service's Date header tells us whether this PC's clock is right (the till's "today").
         clockWatch.observe('the employee interface', res.headers.get('date'), sentAt);
         const text = await res.text();
-        if (res.ok) return { status: res.status, text, endpoint, attempts: attempt };
+        if (res.ok) {
+          this.tell({ kind: 'answered' });
+          return { status: res.status, text, endpoint, attempts: attempt };
+        }
         retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
         const message = serverMessageOf(text);
         failure = new EmployeeApiError('http', endpoint, res.status, message === null ? null : redactor.redact(message), attempt);
@@ -224,14 +254,38 @@ export class EmployeeClient {
       const wait = retryable ? nextDelay({ attempt, retries, baseMs: retryBaseDelayMs, capMs: retryMaxDelayMs, retryAfterMs, random: this.options.random }) : null;
       if (wait === null) {
         if (failure.failure === 'rate_limited' && retryAfterMs !== null && retryAfterMs > retryMaxDelayMs) {
-          throw new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
+          failure = new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
         }
+        this.tell({ kind: 'failed', error: failure, next: null });
         throw failure;
       }
+      this.tell({ kind: 'failed', error: failure, next: { attempt: attempt + 1, of: retries + 1, at: new Date(Date.now() + wait) } });
       this.log.warn(`employee service: ${failure.message}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`);
-      await delay(wait, undefined, this.options.signal ? { signal: this.options.signal } : undefined).catch(() => {
-        throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
-      });
+      await this.pause(wait, endpoint, attempt);
+      this.tell({ kind: 'retrying', attempt: attempt + 1, of: retries + 1 });
+    }
+  }
+
+  /** The wait before the next attempt: ended early by retryNow(), cancelled by the service's stop. */
+  private async pause(ms: number, endpoint: string, attempt: number): Promise<void> {
+    const stop = new AbortController();
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
+    const wake = (): void => stop.abort();
+    this.waiting.add(wake);
+    try {
+      await delay(ms, undefined, { signal });
+    } catch {
+      if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
+    } finally {
+      this.waiting.delete(wake);
+    }
+  }
+
+  private tell(event: AttemptEvent): void {
+    try {
+      this.options.onAttempt?.(event);
+    } catch (err) {
+      this.log.error('employee service: an attempt listener failed:', err);
     }
   }
 }

@@ -22,6 +22,22 @@ export interface Freshness {
   readonly records: number;
 }
 
+/**
+ * The employee service as this agent's calls find it right now (not stored: it starts clear at each
+ * start). The window shows its "offline" banner from the first failed attempt, while retries go on.
+ */
+export interface StaffLink {
+  /** The last attempt's failure (technical text, for support), or null when the last attempt was answered. */
+  readonly problem: string | null;
+  /** When the current run of failures began (ISO instant), or null. */
+  readonly since: string | null;
+  /**
+   * While a call tries again: the next attempt and how many there are in all; `at` is when it starts
+   * (ISO instant), null while it is under way. Null when no retry is pending (answered, or given up).
+   */
+  readonly retry: { readonly attempt: number; readonly of: number; readonly at: string | null } | null;
+}
+
 export type StaffResource = 'employees' | 'employments' | 'divisions' | 'sources' | 'locations';
 
 export const STAFF_RESOURCES: readonly StaffResource[] = ['employees', 'employments', 'divisions', 'sources', 'locations'];

@@ -4,7 +4,7 @@ import { AppError, describeError } from '../errors';
 import { silentLogger, type Logger } from '../log';
 import type { Db } from '../store/database';
 import { StaffCache, type EmployeeRow, type SearchRow } from './cache';
-import { EmployeeClient, type EmployeesConfig } from './client';
+import { EmployeeClient, type AttemptEvent, type EmployeesConfig } from './client';
 import { EmployeeApiError } from './errors';
 import { locationDescription, resolveLocationTimezone, type ResolvedTimezone } from './locations';
 import {
@@ -17,6 +17,7 @@ import {
   type ResidencyWarning,
   type SearchResult,
   type StaffDetail,
+  type StaffLink,
   type StaffResource,
   type StaffSummary,
   type SubmitReport,
@@ -53,6 +54,7 @@ export class StaffService {
   private running: Promise<SyncReport> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => Date;
+  private linkState: StaffLink = { problem: null, since: null, retry: null };
 
   constructor(
     readonly config: Readonly<Config>,
@@ -62,7 +64,7 @@ export class StaffService {
     if (!config.employees) throw new AppError('staff_not_configured', 400, 'the employee interface is not configured: add an "employees" section to the configuration (docs/staff.md)');
     this.settings = config.employees;
     this.now = options.now ?? (() => new Date());
-    this.client = new EmployeeClient(this.settings, { log, signal: this.stopping.signal });
+    this.client = new EmployeeClient(this.settings, { log, signal: this.stopping.signal, onAttempt: (e) => this.observe(e) });
     if (options.db) this.cacheStore = new StaffCache(options.db, this.settings.fieldNames);
   }
 
@@ -111,6 +113,30 @@ export class StaffService {
     });
     this.running = run;
     return run;
+  }
+
+  /** The employee service as the latest attempt found it: the window's banner follows this while a sync retries. */
+  get link(): StaffLink {
+    return this.linkState;
+  }
+
+  /** Ends the wait of a call that is waiting to try again: its next attempt starts now. False when none waits. */
+  retryNow(): boolean {
+    return this.client.retryNow() > 0;
+  }
+
+  private observe(event: AttemptEvent): void {
+    if (event.kind === 'answered') {
+      this.linkState = { problem: null, since: null, retry: null };
+      return;
+    }
+    const since = this.linkState.since ?? this.now().toISOString();
+    if (event.kind === 'retrying') {
+      this.linkState = { ...this.linkState, since, retry: { attempt: event.attempt, of: event.of, at: null } };
+      return;
+    }
+    const retry = event.next ? { attempt: event.next.attempt, of: event.next.of, at: event.next.at.toISOString() } : null;
+    this.linkState = { problem: event.error.message, since, retry };
   }
 
   /** True while a sync runs. */

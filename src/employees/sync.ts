@@ -75,14 +75,24 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
   const warnings: string[] = [];
   let mode: 'full' | 'delta' = 'full';
 
+  // Once the service cannot be reached at all (every attempt of a call failed to connect or timed
+  // out), the resources after it are not asked: each would go through its own retries and keep the
+  // window waiting for nothing. They keep their cache and record the same reason.
+  let unreachable: string | null = null;
   const run = async (resource: StaffResource, pull: () => Promise<{ mode: 'full' | 'delta'; count: number }>): Promise<void> => {
     const pulledFrom = clock().toISOString();
+    if (unreachable !== null) {
+      errors.push({ resource, message: unreachable });
+      cache.recordFailure(resource, clock().toISOString(), unreachable);
+      return;
+    }
     try {
       const result = await pull();
       counts[resource] = result.count;
       cache.recordSuccess(resource, pulledFrom, clock().toISOString(), result.mode);
     } catch (err) {
       const message = (err as Error).message;
+      if (err instanceof EmployeeApiError && (err.failure === 'network' || err.failure === 'timeout')) unreachable = `not asked: ${message}`;
       errors.push({ resource, message });
       cache.recordFailure(resource, clock().toISOString(), message);
       log.warn(`staff sync: ${resource}: ${message}`);

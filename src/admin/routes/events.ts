@@ -1,5 +1,6 @@
 import { Router, type Response } from 'express';
 import { AppError } from '../../errors';
+import type { StaffService } from '../../employees/service';
 import type { AdminDeps } from '../deps';
 import { changeFingerprint } from '../stats';
 import { collectAlerts } from './panels';
@@ -23,7 +24,10 @@ export function eventsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
     try {
       // Operations alerts change without touching the database (a tunnel dying): part of the fingerprint.
       const alerts = collectAlerts(agent, deps.panelServices, log).map((a) => `${a.id}:${a.light}:${a.title}:${a.text}`);
-      fingerprint = `${changeFingerprint(core.agentDb, core.tillDb)}|${agent.isPaused}|${alerts.join('|')}`;
+      // The employee service's state changes between a sync's attempts, before anything is stored.
+      const staff = agent.service<StaffService>('staff');
+      const link = staff ? `${staff.syncing}:${JSON.stringify(staff.link)}` : '';
+      fingerprint = `${changeFingerprint(core.agentDb, core.tillDb)}|${agent.isPaused}|${alerts.join('|')}|${link}`;
     } catch (err) {
       log.error('status window live check:', err);
       return;

@@ -65,7 +65,7 @@ export function staffRoutes(agent: AdminAgent, log: Logger): Router {
       return;
     }
     const warnings = service.residencyWarnings();
-    res.json({ configured: true, syncing: service.syncing, freshness: service.freshness(), residencyWarnings: warnings.slice(0, 50), residencyWarningCount: warnings.length });
+    res.json({ configured: true, syncing: service.syncing, link: service.link, freshness: service.freshness(), residencyWarnings: warnings.slice(0, 50), residencyWarningCount: warnings.length });
   });
 
   router.get('/search', (req, res) => {
@@ -82,6 +82,13 @@ export function staffRoutes(agent: AdminAgent, log: Logger): Router {
     const report = await staff().sync();
     log.info(`status window: staff sync requested (${report.mode}, ${report.errors.length} errors)`);
     res.json({ mode: report.mode, ms: report.ms, counts: report.counts, errors: report.errors });
+  });
+
+  // "Try again now" in the offline banner: a call waiting between attempts tries at once.
+  router.post('/retry', (_req, res) => {
+    const woken = staff().retryNow();
+    if (woken) log.info('status window: the employee service is being tried again now');
+    res.json({ retrying: woken });
   });
 
   router.get('/:id', (req, res) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainServiceProblem, plural, staffSyncText } from '../../../src/domain/wording';
+import { plainServiceProblem, plural, staffRetryText, staffSyncText } from '../../../src/domain/wording';
 
 describe('window wording (issue 12, point 15)', () => {
   it('counts with the right noun', () => {
@@ -31,5 +31,18 @@ describe('window wording (issue 12, point 15)', () => {
     assert.doesNotMatch(delta, /\b0 employees/);
     assert.equal(staffSyncText('delta', { employees: 1, employments: 2 }, null), 'changed since the last sync: 1 employee, 2 employments');
     assert.equal(staffSyncText('full', { employees: 30, employments: 31, divisions: 1 }, 30), 'full download: 30 employees, 31 employments, 1 division; the cache holds 30 employees');
+  });
+});
+
+describe('staff banner while the employee service cannot be reached (issue 27)', () => {
+  const time = (iso: string): string => iso.slice(11, 19);
+  it('says when the next attempt is, that one is under way, or that there are no more', () => {
+    assert.equal(
+      staffRetryText({ attempt: 2, of: 4, at: '2026-11-25T18:03:12.000Z' }, true, time),
+      'Trying again in the background at 18:03:12 (attempt 2 of 4); the cached data can be used meanwhile.',
+    );
+    assert.equal(staffRetryText({ attempt: 3, of: 4, at: null }, true, time), 'Trying again now (attempt 3 of 4)…');
+    assert.equal(staffRetryText(null, false, time), 'No more attempts for now: “Refresh staff data now” tries again.');
+    assert.equal(staffRetryText(null, true, time), null, 'a sync going on with no retry pending adds nothing');
   });
 });
