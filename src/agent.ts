@@ -9,6 +9,9 @@ import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate, ApplyProgress } from './sync/applier';
 import { ApplierHost } from './sync/applier-host';
+import { leftOverAtStart } from './sync/resume';
+import { resumeText, type ResumeNote } from './domain/wording';
+import { setResumeNote } from './store/operations-state';
 import { RefusalCounter } from './webhook/refusals';
 import { ReceiverHost } from './webhook/receiver-host';
 import type { LoopDelay } from './webhook/receiver-protocol';
@@ -42,6 +45,8 @@ export class Agent {
   private readonly started: AgentService[] = [];
   private stopping = false;
   private stored = 0;
+  /** What this start found left by the previous run, until a drain has applied it (src/sync/resume.ts). */
+  private resume: ResumeNote | null = null;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -142,6 +147,11 @@ export class Agent {
     if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
     if (swept.held.length > 0) log.warn(`could not remove ${swept.held.length} body file${swept.held.length === 1 ? '' : 's'} that no update names, e.g. ${swept.held[0]}: another program has it open; it is removed at a later start`);
     await Promise.all([this.inbox.start(), this.applier.start()]);
+    // An apply the previous run stopped during, or updates it left queued: said now (the log), and in
+    // `status` and the window until the first drain has applied them.
+    this.resume = leftOverAtStart(this.core.agentDb, this.core.tillDb, this.core.status(), new Date());
+    setResumeNote(this.core.agentDb, this.resume);
+    if (this.resume) log.info(resumeText(this.resume, this.core.paused ? 'paused' : 'running'));
     // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
     this.scheduleDrain();
     this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
@@ -179,7 +189,33 @@ export class Agent {
   /** Asks the applier thread to apply what it can; many cues coalesce into one drain. */
   scheduleDrain(): void {
     if (this.stopping) return;
-    this.applier.drain().catch((err: unknown) => this.log.error(`applier: ${describeError(err)}`));
+    this.applier.drain().then(
+      () => this.resumeDone(),
+      (err: unknown) => this.log.error(`applier: ${describeError(err)}`),
+    );
+  }
+
+  /** What this start is resuming (shown by `status` and the window), null once applied. */
+  get resuming(): ResumeNote | null {
+    return this.resume;
+  }
+
+  /**
+   * After a drain: one that ran unpaused has applied what the previous run left, unless the
+   * interrupted update failed again (it stays "resuming", beside the failure, until it is applied or
+   * set aside).
+   */
+  private resumeDone(): void {
+    if (!this.resume || this.stopping || !this.core.isOpen || this.core.paused) return;
+    try {
+      const i = this.resume.interrupted;
+      if (i && this.core.agentDb.prepare("SELECT 1 FROM inbox WHERE location_id = ? AND change_sequence = ? AND state = 'pending'").get(i.locationId, i.changeSequence)) return;
+      this.resume = null;
+      setResumeNote(this.core.agentDb, null);
+      this.log.info('finished resuming what the agent left when it stopped');
+    } catch (err) {
+      this.log.error(`resume note: ${describeError(err)}`);
+    }
   }
 
   /** Applies what the chain allows now and resolves when done (tests, the CLI's hand-off). */

@@ -6,7 +6,7 @@ import { collectAlerts } from './routes/panels';
 import { neverReceivedOf, pausedByAt, staffSeverityOf, type StaffSeverity, type StatusReply } from './summary';
 
 /** What the status reply reads of the agent. */
-export type StatusAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'service' | 'refusals' | 'applyProgress'>;
+export type StatusAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'service' | 'refusals' | 'applyProgress' | 'resuming'>;
 
 /** Right-to-work expiries for the severity model, or null when staff lookups are not configured. */
 export function staffSeverity(agent: Pick<Agent, 'service'>, log: Logger): StaffSeverity | null {
@@ -36,5 +36,6 @@ export function buildStatusReply(agent: StatusAgent, panelServices: readonly str
     alerts: collectAlerts(agent, panelServices, log),
     staff: staffSeverity(agent, log),
     applying: agent.applyProgress,
+    resuming: agent.resuming,
   };
 }

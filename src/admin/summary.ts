@@ -4,11 +4,11 @@
  * free of Node imports, because the renderer bundles this same file.
  */
 
-import { assessSeverity, type AgentState, type ApplyProgress, type FormatTime, type OperationsAlert, type Severity, type StaffSeverity } from '../domain/severity';
+import { assessSeverity, type AgentState, type ApplyProgress, type FormatTime, type OperationsAlert, type ResumeNote, type Severity, type StaffSeverity } from '../domain/severity';
 import type { LocationStatus } from '../store/read-models';
 import type { RefusalSnapshot } from '../webhook/refusals';
 
-export type { Light, LocationSeverity as LocationSummary, OperationsAlert, Severity as Summary, StaffSeverity, ApplyProgress } from '../domain/severity';
+export type { Light, LocationSeverity as LocationSummary, OperationsAlert, Severity as Summary, StaffSeverity, ApplyProgress, ResumeNote } from '../domain/severity';
 export { locationLabel, sortAlerts } from '../domain/severity';
 
 /** A location's sync state as it travels as JSON. */
@@ -37,6 +37,8 @@ export interface StatusReply {
   readonly staff?: StaffSeverity | null;
   /** The apply under way, items done of total (null: none). */
   readonly applying?: ApplyProgress | null;
+  /** What this start found left by the previous run (an apply it stopped during, queued updates), until applied. */
+  readonly resuming?: ResumeNote | null;
 }
 
 /** Who paused and when, from agent.db's pause state, as the summary and the status API take it. */
@@ -65,6 +67,7 @@ export function agentStateOf(
     alerts: status.alerts,
     staff: status.staff ?? null,
     applying: status.applying ?? null,
+    resuming: status.resuming ?? null,
     gapAlertMinutes: status.gapAlertMinutes,
     baselineSettleSeconds: status.baselineSettleSeconds,
   };

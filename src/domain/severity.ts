@@ -20,6 +20,9 @@
  */
 
 import { staleAdvice } from './stale-advice';
+import { resumeText, type ResumeNote } from './wording';
+
+export type { ResumeNote } from './wording';
 
 export type Light = 'green' | 'amber' | 'red';
 
@@ -136,6 +139,8 @@ export interface AgentState {
   readonly alerts?: readonly OperationsAlert[];
   readonly staff?: StaffSeverity | null;
   readonly applying?: ApplyProgress | null;
+  /** What this start found left by the previous run, until it is applied (null: nothing). */
+  readonly resuming?: ResumeNote | null;
   /** A gap older than this turns red: the missing update is probably not coming by itself. */
   readonly gapAlertMinutes: number;
   /** sync.baselineSettleSeconds. */
@@ -289,6 +294,12 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
     }
   }
 
+  // The update the previous run stopped during: said on its location's card until it is applied.
+  const interrupted = state.resuming?.interrupted;
+  if (interrupted && interrupted.locationId === l.locationId && state.reachable && queued.some((w) => w.changeSequence === interrupted.changeSequence)) {
+    lines.unshift(resumeText({ ...state.resuming!, queued: 0 }, state.paused ? 'paused' : 'running'));
+  }
+
   const stale = staleAdvice(l);
   if (stale) {
     // Head office's real updates are being set aside: the till no longer follows head office.
@@ -402,6 +413,12 @@ export function assessSeverity(state: AgentState, fmt: FormatTime): Severity {
       reasons.push({ id: `location:${s.locationId}`, light: s.light, text: `${locationLabel(l)}: ${s.lines[0] ?? s.label}` });
     }
   });
+  // A resume is news, not a problem: green, and the headline when nothing else needs saying. Not for
+  // a window that lost the agent (what it last read may no longer hold); `status` without an agent
+  // reads it from agent.db (the apply the agent stopped during).
+  if (state.resuming && (state.reachable || state.locationsCurrent)) {
+    reasons.push({ id: 'resuming', light: 'green', text: resumeText(state.resuming, !state.reachable ? 'stopped' : state.paused ? 'paused' : 'running') });
+  }
   if (others > 0) {
     reasons.push({ id: 'other-locations', light: 'amber', text: `${plural(others, 'location', 'locations')} not configured for this site sent updates (stored, not applied).` });
   }
@@ -417,10 +434,13 @@ export function assessSeverity(state: AgentState, fmt: FormatTime): Severity {
   } else if (light === 'green') {
     label = 'Up to date';
     const applying = perLocation.some((s) => s.label === 'Applying');
+    const resuming = reasons.find((r) => r.id === 'resuming');
     headline =
       mine.length === 0 && (state.neverReceived ?? []).length === 0
         ? 'No updates received yet from head office.'
-        : applying
+        : resuming
+          ? resuming.text
+          : applying
           ? 'Applying the updates received; nothing to do.'
           : mine.length === 1
             ? 'The till is up to date.'

@@ -3,6 +3,8 @@
  * the renderer bundles this file.
  */
 
+import { formatUpdateName } from './update-name';
+
 /** `1 delivery`, `2 deliveries`: a count with its noun in the right number. */
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -59,4 +61,39 @@ export function staffSyncText(mode: 'full' | 'delta', counts: Readonly<Record<st
   const whole = Object.entries(counts).filter(([k]) => !delta.includes(k)).map(([k, v]) => countOf(k, v));
   const staff = changed.length === 0 ? 'no staff changes since the last sync' : `changed since the last sync: ${changed.join(', ')}`;
   return `${staff}${whole.length > 0 ? `; re-read ${whole.join(', ')}` : ''}${held}`;
+}
+
+/**
+ * What a start found left by the previous run (src/sync/resume.ts): an apply the agent stopped
+ * during, and updates that were queued. Shown until they are applied.
+ */
+export interface ResumeNote {
+  /** The update whose apply the previous run did not finish: it is applied again, from the start. */
+  readonly interrupted: { readonly locationId: number; readonly changeSequence: number } | null;
+  /** Updates queued (ready to apply) when the agent stopped, besides the interrupted one. */
+  readonly queued: number;
+  /** When this start found them (ISO instant). */
+  readonly since: string;
+}
+
+/**
+ * The one sentence for a resume, in the start-up log, `status`, the window and the tray: the agent
+ * running (and applying), running but paused, or not running (`status` without an agent).
+ */
+export function resumeText(note: ResumeNote, state: 'running' | 'paused' | 'stopped'): string {
+  const name = note.interrupted ? formatUpdateName(note.interrupted.locationId, note.interrupted.changeSequence) : null;
+  const queued = note.queued > 0 ? plural(note.queued, 'queued update', 'queued updates') : null;
+  if (state === 'stopped') {
+    return name
+      ? `Interrupted: the agent stopped while applying update ${name}; it applies it again, from the start, when it starts.`
+      : `${plural(note.queued, 'update was', 'updates were')} queued when the agent stopped; they are applied when it starts.`;
+  }
+  if (state === 'paused') {
+    return name
+      ? `Resuming when applying resumes: update ${name} is applied again (the agent stopped during it)${queued ? `, then ${queued}` : ''}.`
+      : `Resuming when applying resumes: ${plural(note.queued, 'update', 'updates')} queued when the agent stopped.`;
+  }
+  return name
+    ? `Resuming: applying update ${name} again (the agent stopped during it)${queued ? `, then ${queued}` : ''}.`
+    : `Resuming: applying ${plural(note.queued, 'update', 'updates')} queued when the agent stopped.`;
 }

@@ -6,7 +6,7 @@ import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
 import { BodyStore, releaseBody } from '../store/bodies';
 import { MenuWriter } from '../till/writer';
-import { isPaused } from '../store/operations-state';
+import { clearApplying, isPaused, markApplying } from '../store/operations-state';
 import { crashPoint } from '../crash-points';
 
 interface PendingRow {
@@ -371,6 +371,9 @@ export class Applier {
   private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {
     const at = new Date(this.now()).toISOString();
     let rowsWritten = 0;
+    // 0. A note that this apply starts, removed by step 2: a start that finds it says "the agent
+    //    stopped during update L:S; applying it again" (src/sync/resume.ts).
+    markApplying(this.agent, { inboxId: row.id, locationId, changeSequence: row.change_sequence, startedAt: at });
     // 1. The till's file: menu rows, applied sequence and the record, in one transaction.
     this.till
       .transaction(() => {
@@ -400,6 +403,7 @@ export class Applier {
 
   /** agent.db's half of an apply (inside the caller's transaction). */
   private finish(record: AppliedRecord, plan: UpdatePlan | null, forced: boolean): void {
+    clearApplying(this.agent);
     const changed = this.stmt.markApplied.run(record.applied_at, record.apply_ms, record.baseline, record.forced, record.inbox_id).changes;
     if (changed === 0) return;
     if (plan) {
@@ -416,6 +420,8 @@ export class Applier {
     this.lastFailure.set(locationId, { inboxId: inboxId ?? 0, message, at: new Date().toISOString() });
     if (inboxId !== null) {
       try {
+        // It failed, it was not cut short: the next start must not say it stopped during it.
+        clearApplying(this.agent);
         this.stmt.note.run(`apply failed: ${message}`, inboxId);
       } catch {
         // Storage itself is failing; the in-memory record above still reaches status.

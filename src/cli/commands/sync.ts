@@ -24,7 +24,9 @@ import { ensureWebhookToken } from '../../ops/webhook-token';
 import { startAgent } from '../../ops/startup';
 import { AckWarningsReply, ForceApplyReply, ImportReply, PausedReply, ProgressReply } from '../../ops/control-protocol';
 import { FORCED_STOP_TEXT, ProgressLine, stoppingText } from '../progress';
-import type { PauseState } from '../../store/operations-state';
+import { applyingMark, resumeNote, type PauseState } from '../../store/operations-state';
+import { interruptedApply } from '../../sync/resume';
+import type { ResumeNote } from '../../domain/wording';
 import type { ReceiptOutcome } from '../../store/inbox';
 import type { AppliedUpdate, ApplyProgress } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
@@ -254,6 +256,16 @@ async function cachedStaffSeverity(core: AgentCore): Promise<StaffSeverity | nul
   }
 }
 
+/**
+ * What is being resumed: the running agent's note (agent.db), or, with no agent, the apply the last
+ * one stopped during (applied again at the next start).
+ */
+function resumingNow(core: AgentCore, agentRunning: boolean): ResumeNote | null {
+  if (agentRunning) return resumeNote(core.agentDb);
+  const interrupted = interruptedApply(core.agentDb, core.tillDb);
+  return interrupted ? { interrupted, queued: 0, since: applyingMark(core.agentDb)?.startedAt ?? new Date().toISOString() } : null;
+}
+
 export const status: Command = {
   name: 'status',
   summary: 'the light (red/amber/green) and why; per location: what is applied, what waits and for what',
@@ -278,10 +290,11 @@ export const status: Command = {
         alerts: ops.alerts,
         staff: await cachedStaffSeverity(core),
         applying: null,
+        resuming: resumingNow(core, ops.agent !== null),
       };
       // The same model as the window and the tray; without a running agent nothing applies updates.
       const severity = severityOf(reply, now, (iso) => timeWithZone(iso), ops.agent ? { reachable: true } : { reachable: false, why: `no agent is running on ${config.dataDir}`, locationsCurrent: true });
-      if (ctx.json) ctx.printJson({ severity, paused: pauseNow, locations, neverReceived: reply.neverReceived, staff: reply.staff, ops: ops.json });
+      if (ctx.json) ctx.printJson({ severity, paused: pauseNow, resuming: reply.resuming, locations, neverReceived: reply.neverReceived, staff: reply.staff, ops: ops.json });
       else {
         ctx.out(`Data folder: ${config.dataDir}`);
         ctx.out(`${severity.light.toUpperCase()} — ${severity.headline}`);

@@ -43,6 +43,7 @@ const FACTORS: readonly Factor[] = [
   { name: 'amber alert', light: 'amber', apply: (s) => ({ ...s, alerts: [...(s.alerts ?? []), { id: 'disk', light: 'amber', title: 'Disk low.', text: '' }] }) },
   { name: 'info alert', light: 'green', apply: (s) => ({ ...s, alerts: [...(s.alerts ?? []), { id: 'clock', light: null, title: 'Clock.', text: '' }] }) },
   { name: 'never received', light: 'amber', apply: (s) => ({ ...s, neverReceived: [{ locationId: 3000, name: null }] }) },
+  { name: 'resuming', light: 'green', apply: (s) => ({ ...s, resuming: { interrupted: { locationId: 3021, changeSequence: 1042 }, queued: 1, since: '2027-01-04T09:59:00Z' } }) },
 ];
 
 /** Paused: red while anything (of this site) is held, amber with nothing held. */
@@ -210,5 +211,40 @@ describe('severity wording of warnings', () => {
     const s = assessSeverity(state({ locations: [loc({ warnings: 1 })] }), fmt);
     assert.equal(s.locations[0]!.lines[0], 'One warning from applied updates: read them below and mark them as seen.');
     assert.doesNotMatch(s.locations[0]!.lines.join(' '), /skipped/);
+  });
+});
+
+describe('a restart resuming (issue 27)', () => {
+  const note = { interrupted: { locationId: 3021, changeSequence: 1042 }, queued: 2, since: '2027-01-04T09:59:00Z' };
+  const resumed = (extra: Partial<AgentState> = {}): AgentState =>
+    state({ resuming: note, locations: [loc({ waiting: [wait('queued', '2027-01-04T09:50:00Z', 1042), wait('queued', '2027-01-04T09:51:00Z', 1043), wait('queued', '2027-01-04T09:52:00Z', 1044)] })], ...extra });
+
+  it('is news, not a problem: green, the headline, and a line on the location it concerns', () => {
+    const s = assessSeverity(resumed(), fmt);
+    assert.equal(s.light, 'green');
+    assert.equal(s.headline, 'Resuming: applying update 3021:1042 again (the agent stopped during it), then 2 queued updates.');
+    assert.deepEqual(s.reasons.map((r) => [r.id, r.light]), [['resuming', 'green']]);
+    assert.equal(s.locations[0]!.lines[0], 'Resuming: applying update 3021:1042 again (the agent stopped during it).');
+    assert.equal(s.locations[0]!.label, 'Applying');
+  });
+
+  it('paused: resumes when applying resumes; a problem stays the headline and the resume is listed', () => {
+    const paused = assessSeverity(resumed({ paused: true }), fmt);
+    assert.equal(paused.light, 'red', 'held updates while paused stay red');
+    assert.ok(paused.reasons.some((r) => r.id === 'resuming' && r.text === 'Resuming when applying resumes: update 3021:1042 is applied again (the agent stopped during it), then 2 queued updates.'));
+    assert.doesNotMatch(paused.headline, /Resuming/);
+  });
+
+  it('status without an agent says the apply was cut short; a window that lost the agent does not guess', () => {
+    const stopped = assessSeverity(resumed({ reachable: false, locationsCurrent: true, resuming: { ...note, queued: 0 } }), fmt);
+    assert.ok(stopped.reasons.some((r) => r.text === 'Interrupted: the agent stopped while applying update 3021:1042; it applies it again, from the start, when it starts.'));
+    const window = assessSeverity(resumed({ reachable: false }), fmt);
+    assert.equal(window.reasons.some((r) => r.id === 'resuming'), false);
+  });
+
+  it('only queued updates: said once, no location line', () => {
+    const s = assessSeverity(resumed({ resuming: { interrupted: null, queued: 3, since: note.since } }), fmt);
+    assert.equal(s.headline, 'Resuming: applying 3 updates queued when the agent stopped.');
+    assert.equal(s.locations[0]!.lines.some((l) => l.startsWith('Resuming')), false);
   });
 });
