@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { inspect } from 'node:util';
 import nodeLog from 'electron-log/node';
+import { archiveLog, type RotatedLog } from './log-rotation';
 
 /** What the agent needs from a logger; electron-log's node and main instances both satisfy it. */
 export interface Logger {
@@ -61,6 +62,8 @@ export function configureLogging(options: LogOptions, instance: ElectronLogInsta
   const log = instance;
   log.transports.file.level = options.level;
   log.transports.file.maxSize = options.maxFileBytes;
+  // agent.log → agent.old.log, also while a log viewer holds it open on Windows (src/log-rotation.ts).
+  log.transports.file.archiveLogFn = (file) => void archiveLog(file as unknown as RotatedLog, options.maxFileBytes);
   log.transports.file.resolvePathFn = () => path.join(options.dir, options.fileName ?? 'agent.log');
   // Owner-only, whatever the umask: the log names locations, senders and operators.
   log.transports.file.writeOptions = { flag: 'a', mode: 0o600, encoding: 'utf8' };

@@ -24,7 +24,7 @@ import { describe, it } from 'node:test';
  * A new top-level folder or file in src/ must be given a layer here before its imports are allowed.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['domain', 'config', 'http', 'threads', 'errors.ts', 'log.ts', 'clock.ts', 'version.ts', 'crash-points.ts'],
+  ['domain', 'config', 'http', 'threads', 'errors.ts', 'log.ts', 'log-rotation.ts', 'clock.ts', 'version.ts', 'crash-points.ts'],
   ['store', 'till'],
   ['sync', 'webhook', 'employees'],
   ['core.ts', 'agent.ts'],
