@@ -142,10 +142,20 @@ export function runningAgent(dataDir: string): InstanceRecord | null {
   return { pid: 0, hostname: os.hostname(), startedAt: 'unknown (another command holds the data folder)' };
 }
 
+/**
+ * How a person stops the agent on this platform: the ways it runs there (the desktop app, the service
+ * the installer or the package sets up, `serve` in a console window).
+ */
+export function howToStopAgent(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return 'quit the desktop app from its tray icon, stop the service with `net stop pos-sync-agent` in a Command Prompt run as administrator, or press Ctrl+C in the window running `serve`';
+  if (platform === 'linux') return 'quit the desktop app, stop the service with `sudo systemctl stop pos-sync-agent`, or press Ctrl-C where `serve` runs';
+  return 'quit the desktop app, or press Ctrl-C where `serve` runs';
+}
+
 function inUseMessage(dataDir: string, what: string): string {
   const record = readPidFile(dataDir);
   const who = record && isAlive(record.pid) ? `an agent (pid ${record.pid}, started ${record.startedAt})` : 'another agent or command (compact, restore)';
-  return `${who} is running on ${dataDir}: stop it (systemctl --user stop pos-sync-agent, or quit the desktop app) before ${what}`;
+  return `${who} is running on ${dataDir}: stop it (${howToStopAgent()}) before ${what}`;
 }
 
 /**

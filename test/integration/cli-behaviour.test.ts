@@ -146,6 +146,17 @@ describe('the CLI process', () => {
     assert.doesNotMatch(pasted.stderr, /tok-9f8e/);
   });
 
+  it('imports a file saved by Notepad: a UTF-8 byte-order mark and CRLF line ends', () => {
+    const { dir, config } = site();
+    const file = path.join(dir, 'notepad.json');
+    const text = fs.readFileSync(sample('01'), 'utf8');
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify(JSON.parse(text), null, 2).replace(/\n/g, '\r\n')}\r\n`);
+    const r = cli(['import', file, '--config', config]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Stored update 3021:1041 .*: new\./);
+    assert.match(r.stdout, /Applied location 3021 ChangeSequence 1041/);
+  });
+
   it('names updates LOCATION:SEQUENCE in status and force-apply; #N still names the inbox row (point 10)', () => {
     const { config } = site();
     cli(['import', sample('01'), '--config', config]);

@@ -167,7 +167,8 @@ export const staffSubmit: Command = {
     const file = ctx.args[0]!;
     let body: unknown;
     try {
-      body = JSON.parse(fs.readFileSync(file, 'utf8'));
+      // A byte-order mark is skipped: Notepad ("UTF-8 with BOM") and PowerShell's Out-File write one, and JSON.parse refuses it.
+      body = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
     } catch (err) {
       throw new AppError('file_unreadable', 400, `cannot read ${file} as JSON: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }

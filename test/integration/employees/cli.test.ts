@@ -61,4 +61,16 @@ describe('staff CLI', async () => {
     assert.equal(JSON.parse(r.stdout).sent, 1);
     assert.ok(sim.data.employees.some((e) => e.EmployeeNumber === 'E7777'));
   });
+
+  it('submit a file saved by Notepad (a UTF-8 byte-order mark and CRLF line ends)', async () => {
+    const file = path.join(dir, 'notepad.json');
+    const people = [{ EmployeeNumber: 'E7778', FirstName: 'Seán', LastName: 'Ó Briain' }];
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify(people, null, 2).replace(/\n/g, '\r\n')}\r\n`);
+    sim.requests.length = 0;
+    const r = await cli(['staff', 'submit', file, '--config', config, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).sent, 1);
+    assert.equal(sim.requests.filter((q) => q.method === 'POST').length, 1);
+    assert.ok(sim.data.employees.some((e) => e.EmployeeNumber === 'E7778' && e.FirstName === 'Seán'));
+  });
 });
