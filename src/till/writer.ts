@@ -12,7 +12,7 @@ import { ensureLocationOffsets } from './location-time';
 export const CHANGE_FEED_RETENTION_DAYS = 30;
 
 /**
- * The ranges of one key that an update's window may touch. SQLite reaches them through (location_id,
+ * The ranges of one key that one of an update's windows may touch. SQLite reaches them through (location_id,
  * item_id, date_to, key) bounded by date_to (till migration 005), so an apply reads the key's ranges
  * from the window on, never the history before it (test/integration/date-bounded-plans.test.ts).
  */
@@ -53,17 +53,39 @@ function groupBy<T>(values: readonly T[], key: (v: T) => string): Map<string, T[
   return groups;
 }
 
-/** The dates whose stored ranges an update's ranges may split, trim or merge with: [from, to] for the look-up. */
-function window(ranges: readonly { from: IsoDate; to: IsoDate }[]): [from: IsoDate, to: IsoDate] {
-  let from = ranges[0]!.from;
-  let to = ranges[0]!.to;
-  for (const r of ranges) {
-    if (r.from < from) from = r.from;
-    if (r.to > to) to = r.to;
+/**
+ * The dates whose stored ranges an update's ranges may split, trim or merge with: each incoming range
+ * one day wider on each side (so touching ranges with equal values can be merged), and windows that
+ * overlap joined. Apart, not one window from the first date to the last: a republication of next month
+ * and of the month a year ahead must not read the year in between.
+ */
+function windows(ranges: readonly { from: IsoDate; to: IsoDate }[]): [from: IsoDate, to: IsoDate][] {
+  // Never past the ends of the date domain (10000-01-01 would sort before 9999-12-31 as text and hide
+  // every open-ended range).
+  const wide = ranges
+    .map((r): [IsoDate, IsoDate] => [r.from === FIRST_DATE ? r.from : addDays(r.from, -1), r.to === LAST_DATE ? r.to : addDays(r.to, 1)])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: [IsoDate, IsoDate][] = [];
+  for (const w of wide) {
+    const last = out[out.length - 1];
+    if (last && w[0] <= last[1]) {
+      if (w[1] > last[1]) last[1] = w[1];
+    } else {
+      out.push([w[0], w[1]]);
+    }
   }
-  // One day wider on each side, so touching ranges with equal values can be merged; never past the ends
-  // of the date domain (10000-01-01 would sort before 9999-12-31 as text and hide every open-ended range).
-  return [from === FIRST_DATE ? from : addDays(from, -1), to === LAST_DATE ? to : addDays(to, 1)];
+  return out;
+}
+
+/**
+ * The stored ranges of one key that overlap any of the windows, once each (a long range may overlap
+ * two), in date order.
+ */
+function rangesIn<R extends { id: number; date_from: IsoDate }>(read: (from: IsoDate, to: IsoDate) => R[], within: readonly [IsoDate, IsoDate][]): R[] {
+  if (within.length === 1) return read(within[0]![0], within[0]![1]);
+  const byId = new Map<number, R>();
+  for (const [from, to] of within) for (const r of read(from, to)) byId.set(r.id, r);
+  return [...byId.values()].sort((a, b) => (a.date_from < b.date_from ? -1 : a.date_from > b.date_from ? 1 : 0));
 }
 
 /**
@@ -154,7 +176,7 @@ export class MenuWriter {
       if (fresh) itemsWritten.add(item.itemId);
 
       for (const [tariff, incoming] of groupBy(item.prices, (p) => p.tariffName)) {
-        const before: DatedValue<PriceValue>[] = (mustRead ? this.selectPrices.all(location, item.itemId, tariff, ...window(incoming)) : [])
+        const before: DatedValue<PriceValue>[] = (mustRead ? rangesIn((from, to) => this.selectPrices.all(location, item.itemId, tariff, from, to), windows(incoming)) : [])
           .map((r) => ({
             id: r.id,
             from: r.date_from,
@@ -184,7 +206,7 @@ export class MenuWriter {
       }
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
-        const before: DatedValue<AvailabilityStatus>[] = (mustRead ? this.selectAvailability.all(location, item.itemId, mealPeriod, ...window(incoming)) : [])
+        const before: DatedValue<AvailabilityStatus>[] = (mustRead ? rangesIn((from, to) => this.selectAvailability.all(location, item.itemId, mealPeriod, from, to), windows(incoming)) : [])
           .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);

@@ -108,4 +108,33 @@ describe('the store against a day-by-day model', () => {
       core.close();
     }
   });
+
+  it('edits of one key far apart in one update are read as separate windows: a long range they both cut is split once', () => {
+    const core = new AgentCore(testConfig(), silentLogger);
+    try {
+      const p = (from: number, to: number, pence: number): Edit => ({ kind: 'price', item: 'A', tariff: 'Eat In', from: BASE + from, to: BASE + to, pence, taxCode: 'S' });
+      // The second update cuts the long range at 10 and at 90 (windows apart), the third at 20 and 22
+      // (windows that touch once widened by a day), with an equal value on 21 to merge across them.
+      const updates: Edit[][] = [[p(0, 100, 500)], [p(10, 10, 600), p(90, 90, 700)], [p(20, 20, 800), p(22, 22, 800), p(21, 21, 800)]];
+      updates.forEach((edits, i) => {
+        const { outcome, applied } = core.importPayload(body(2000 + i, edits), 'windows-test');
+        assert.equal(outcome.kind, 'stored');
+        assert.equal(applied.length, 1);
+      });
+      assert.deepEqual(storeDays(core), model(updates));
+      const rows = core.tillDb.prepare("SELECT date_from, date_to, sell_price_minor FROM price_ranges WHERE item_id = 'A' ORDER BY date_from").all();
+      const d = (n: number): string => fromDayNumber(BASE + n);
+      assert.deepEqual(rows, [
+        { date_from: d(0), date_to: d(9), sell_price_minor: 500 },
+        { date_from: d(10), date_to: d(10), sell_price_minor: 600 },
+        { date_from: d(11), date_to: d(19), sell_price_minor: 500 },
+        { date_from: d(20), date_to: d(22), sell_price_minor: 800 },
+        { date_from: d(23), date_to: d(89), sell_price_minor: 500 },
+        { date_from: d(90), date_to: d(90), sell_price_minor: 700 },
+        { date_from: d(91), date_to: d(100), sell_price_minor: 500 },
+      ]);
+    } finally {
+      core.close();
+    }
+  });
 });
