@@ -24,14 +24,20 @@
  * its own figures: the same-run baseline, which takes the machine's load at that moment out of the
  * ratio (this machine's two cores are shared with other jobs).
  *
- *   npm run bench:growth                          # 5,000 updates, checkpoints 0, 500, 2000, 5000
- *   npm run bench:growth -- --updates 1000 --checkpoints 0,250,1000 --items 500
- *   npm run bench:growth -- --json                # the result object on stdout
- *   (--lookups N: PLUs looked up per round, default 2000; --rounds N: rounds, default 3; --seed N)
+ * The first checkpoint comes once the site's edits have reached as far ahead as they ever do (the
+ * weekly edits reach 60 days ahead; a republication comes every 30 days): from there on what the site
+ * holds for its future stays alike and only its history grows, so a ratio over 1 is a cost of history.
+ * A checkpoint before that (--checkpoints 0,...) compares a menu with fewer ranges in its near future.
  *
- * Writes its result to bench/results/growth-<date>-<commit>.json (--no-save: not).
+ *   npm run bench:growth                          # 5,000 updates, checkpoints 200, 500, 2000, 5000
+ *   npm run bench:growth -- --updates 1000 --checkpoints 200,400,1000 --items 500
+ *   npm run bench:growth -- --json                # the figures on stdout
+ *   (--lookups N: PLUs looked up per round, default 2000; --rounds N: rounds, default 5; --seed N;
+ *   --probes N: probe republications per location at each checkpoint, default 3)
+ *
+ * Records its figures (bench/results/growth/, bench/results.ts) unless --no-record.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +53,7 @@ import { pruneDatabase, retentionCutoffs } from '../src/ops/retention';
 import type { PruneReport } from '../src/ops/states';
 import { Applier, type AppliedUpdate } from '../src/sync/applier';
 import { pruneRangeBatch } from '../src/sync/range-prune';
+import { recordResult } from './results';
 import { median, percentile } from './stats';
 
 const { values: args } = parseArgs({
@@ -56,10 +63,11 @@ const { values: args } = parseArgs({
     items: { type: 'string', default: '2000' },
     locations: { type: 'string', default: '3' },
     lookups: { type: 'string', default: '2000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
+    probes: { type: 'string', default: '3' },
     seed: { type: 'string', default: '30' },
     json: { type: 'boolean', default: false },
-    'no-save': { type: 'boolean', default: false },
+    'no-record': { type: 'boolean', default: false },
     'keep-data': { type: 'boolean', default: false },
   },
 });
@@ -76,7 +84,11 @@ const LOCATIONS = wholeNumber('locations', args.locations, 1);
 const LOOKUPS = wholeNumber('lookups', args.lookups, 10);
 const SEED = wholeNumber('seed', args.seed, 0);
 const ROUNDS = wholeNumber('rounds', args.rounds, 1);
-const CHECKPOINTS = (args.checkpoints ?? [0, 0.1, 0.4, 1].map((f) => Math.round(f * UPDATES)).join(','))
+const PROBES = wholeNumber('probes', args.probes, 1);
+/** Days of edits before the first checkpoint by default: the weekly edits' reach (60 days ahead), and a day. */
+const WARM_UP_DAYS = 61;
+const WARM_UP = Math.min(UPDATES, WARM_UP_DAYS * LOCATIONS);
+const CHECKPOINTS = (args.checkpoints ?? [WARM_UP, ...[0.1, 0.4, 1].map((f) => Math.round(f * UPDATES)).filter((c) => c > WARM_UP)].join(','))
   .split(',')
   .map((t) => wholeNumber('checkpoints', t.trim(), 0))
   .filter((c, i, all) => c <= UPDATES && all.indexOf(c) === i)
@@ -190,15 +202,6 @@ const TIME_FIGURES = [
 ] as const;
 const TIME_TARGET = 1.5;
 
-function gitCommit(): string {
-  try {
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim() + (dirty ? '+dirty' : '');
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Used bytes of a file: its pages less the free ones (a file keeps its size after deletes; SQLite reuses the free pages). */
 function usedBytes(db: Db): number {
   const pages = db.pragma('page_count', { simple: true }) as number;
@@ -262,57 +265,25 @@ class Site {
     );
   }
 
-  /** Every figure of a checkpoint. The probes (daily edits, republications) are updates of this site's history too. */
-  async measure(): Promise<Record<string, number>> {
-    const { store, today } = this;
-    const daily = locations.flatMap((l) => [this.deliver(l, dailyEdit(today)).applyMs, this.deliver(l, dailyEdit(today)).applyMs]);
-    const republished = locations.map((l) => this.deliver(l, republication(today)).applyMs);
-    // The location's date for the current real instant is the simulated day (the _today views read it).
+  /** Writes the location day the _today views read: the simulated day for the current real instant. */
+  setTillToday(): void {
     const nowText = (offsetHours: number): string => new Date(Date.now() + offsetHours * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
-    store.till.transaction(() => {
+    const { till } = this.store;
+    till.transaction(() => {
       for (const l of locations) {
-        store.till.prepare('DELETE FROM location_days WHERE location_id = ?').run(l);
-        store.till.prepare('INSERT INTO location_days (location_id, utc_from, utc_to, local_date) VALUES (?, ?, ?, ?)').run(l, nowText(-1), nowText(24), today);
+        till.prepare('DELETE FROM location_days WHERE location_id = ?').run(l);
+        till.prepare('INSERT INTO location_days (location_id, utc_from, utc_to, local_date) VALUES (?, ?, ?, ?)').run(l, nowText(-1), nowText(24), this.today);
       }
     })();
-    store.till.pragma('wal_checkpoint(TRUNCATE)');
-    const lookups = Array.from({ length: LOOKUPS }, (_, i) => [locations[i % locations.length]!, String(1000 + rng.int(0, ITEMS - 1))]);
-    const child = spawnSync(process.execPath, [path.join(__dirname, 'growth-lookups-child.mjs')], {
-      input: JSON.stringify({ file: storeFilePath(this.dataDir, 'till'), ahead: addDays(today, 182), rounds: ROUNDS, lookups }),
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (child.status !== 0) throw new Error(`the till's lookups failed: ${child.stderr}`);
-    const { sqlite, rounds, rows } = JSON.parse(child.stdout) as { sqlite: string; rounds: { todayMs: number[]; aheadMs: number[] }[]; rows: number };
-    // Each percentile is the median of the rounds' (a busy machine's bad moment moves one round, not the figure).
-    const roundsMedian = (key: 'todayMs' | 'aheadMs', p: number): number => median(rounds.map((r) => percentile(r[key], p)));
-    tillSqlite = sqlite;
-    if (rows < LOOKUPS * ROUNDS) throw new Error(`the lookups found ${rows} prices for ${LOOKUPS * 2 * ROUNDS} lookups: the history has gaps`);
-    const timed = (fn: () => unknown, runs = 5): number => {
-      fn();
-      const ms: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const t0 = performance.now();
-        fn();
-        ms.push(performance.now() - t0);
-      }
-      return median(ms);
-    };
-    const comingUpMs = timed(() => upcomingChanges(store.till, { locationId: locations[0]!, days: 31, fromFor: () => today }));
-    const changesMs = timed(() => upcomingChanges(store.till, { locationId: null, days: 14, fromFor: () => today }));
-    const pruned = await this.prune();
+    till.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /** The files' sizes and the rows each table holds. */
+  sizes(): Record<string, number> {
+    const { store, today } = this;
     store.till.pragma('wal_checkpoint(TRUNCATE)');
     store.agent.pragma('wal_checkpoint(TRUNCATE)');
     return {
-      lookupTodayP50Ms: roundsMedian('todayMs', 50),
-      lookupTodayP99Ms: roundsMedian('todayMs', 99),
-      lookupAheadP50Ms: roundsMedian('aheadMs', 50),
-      lookupAheadP99Ms: roundsMedian('aheadMs', 99),
-      dailyEditApplyMs: median(daily),
-      republicationApplyMs: median(republished),
-      comingUpMs,
-      changesMs,
-      pruneLongestBatchMs: pruned.longestBatchMs,
       tillUsedBytes: usedBytes(store.till),
       agentUsedBytes: usedBytes(store.agent),
       tillFileBytes: fs.statSync(storeFilePath(this.dataDir, 'till')).size,
@@ -334,6 +305,67 @@ class Site {
   }
 }
 
+/**
+ * Every figure of a checkpoint, for each site given (the growing site, and the copy of the first
+ * checkpoint's files beside it): each timed step alternates between the sites, so a busier moment of
+ * the machine falls on both. The probes (republications and daily edits) are updates of each site's
+ * history too.
+ */
+async function measureSites(sites: readonly Site[]): Promise<Record<string, number>[]> {
+  const daily: number[][] = sites.map(() => []);
+  const republished: number[][] = sites.map(() => []);
+  for (let round = 0; round < PROBES; round++) {
+    for (const l of locations) {
+      sites.forEach((s, i) => republished[i]!.push(s.deliver(l, republication(s.today)).applyMs));
+      sites.forEach((s, i) => daily[i]!.push(s.deliver(l, dailyEdit(s.today)).applyMs, s.deliver(l, dailyEdit(s.today)).applyMs));
+    }
+  }
+  for (const s of sites) s.setTillToday();
+  const lookups = Array.from({ length: LOOKUPS }, (_, i) => [locations[i % locations.length]!, String(1000 + rng.int(0, ITEMS - 1))]);
+  const child = spawnSync(process.execPath, [path.join(__dirname, 'growth-lookups-child.mjs')], {
+    input: JSON.stringify({ tills: sites.map((s) => ({ file: storeFilePath(s.dataDir, 'till'), ahead: addDays(s.today, 182) })), rounds: ROUNDS, lookups }),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (child.status !== 0) throw new Error(`the till's lookups failed: ${child.stderr}`);
+  const looked = JSON.parse(child.stdout) as { sqlite: string; tills: { rounds: { todayMs: number[]; aheadMs: number[] }[]; rows: number }[] };
+  tillSqlite = looked.sqlite;
+  // Each percentile is the median of the rounds' (a busy machine's bad moment moves one round, not the figure).
+  const roundsMedian = (i: number, key: 'todayMs' | 'aheadMs', p: number): number => median(looked.tills[i]!.rounds.map((r) => percentile(r[key], p)));
+  looked.tills.forEach((t) => {
+    if (t.rows < LOOKUPS * ROUNDS) throw new Error(`the lookups found ${t.rows} prices for ${LOOKUPS * 2 * ROUNDS} lookups: the history has gaps`);
+  });
+  /** Each site's median time of `fn`, the sites taking turns (after one untimed run each). */
+  const timed = (fn: (s: Site) => unknown, runs = 9): number[] => {
+    for (const s of sites) fn(s);
+    const ms: number[][] = sites.map(() => []);
+    for (let r = 0; r < runs; r++) {
+      sites.forEach((s, i) => {
+        const t0 = performance.now();
+        fn(s);
+        ms[i]!.push(performance.now() - t0);
+      });
+    }
+    return ms.map(median);
+  };
+  const comingUp = timed((s) => upcomingChanges(s.store.till, { locationId: locations[0]!, days: 31, fromFor: () => s.today }));
+  const changes = timed((s) => upcomingChanges(s.store.till, { locationId: null, days: 14, fromFor: () => s.today }));
+  const pruned: PruneReport[] = [];
+  for (const s of sites) pruned.push(await s.prune());
+  return sites.map((s, i) => ({
+    lookupTodayP50Ms: roundsMedian(i, 'todayMs', 50),
+    lookupTodayP99Ms: roundsMedian(i, 'todayMs', 99),
+    lookupAheadP50Ms: roundsMedian(i, 'aheadMs', 50),
+    lookupAheadP99Ms: roundsMedian(i, 'aheadMs', 99),
+    dailyEditApplyMs: median(daily[i]!),
+    republicationApplyMs: median(republished[i]!),
+    comingUpMs: comingUp[i]!,
+    changesMs: changes[i]!,
+    pruneLongestBatchMs: pruned[i]!.longestBatchMs,
+    ...s.sizes(),
+  }));
+}
+
 const DATA_FILES = ['pos-sync.db', 'agent.db', 'staff.db'];
 
 async function main(): Promise<void> {
@@ -353,9 +385,10 @@ async function main(): Promise<void> {
       for (const f of DATA_FILES) fs.copyFileSync(path.join(siteDir, f), path.join(baseDir, f));
       baseSequence = new Map(site.sequence);
     }
-    const figures = await site.measure();
+    let figures: Record<string, number>;
     let baseline: Record<string, number>;
     if (checkpoints.length === 0) {
+      [figures] = (await measureSites([site])) as [Record<string, number>];
       baseline = figures;
     } else {
       const copyDir = path.join(dataDir, `baseline-${updates}`);
@@ -364,7 +397,7 @@ async function main(): Promise<void> {
       const copy = new Site(copyDir, new Map(baseSequence));
       copy.today = checkpoints[0]!.simulatedDate;
       try {
-        baseline = await copy.measure();
+        [figures, baseline] = (await measureSites([site, copy])) as [Record<string, number>, Record<string, number>];
       } finally {
         copy.close();
         fs.rmSync(copyDir, { recursive: true, force: true });
@@ -378,8 +411,6 @@ async function main(): Promise<void> {
   };
 
   const started = performance.now();
-  // The commit measured: read now, before anything in the worktree may change during the run.
-  const commit = gitCommit();
   try {
     log(`growth: ${LOCATIONS} locations x ${ITEMS} items, ${TARIFFS.length} tariffs, ${MEAL_PERIODS.length} meal periods; ${UPDATES} updates; checkpoints ${CHECKPOINTS.join(', ')}; data in ${dataDir}`);
     // Imported, as support loads a site's first menu: a webhook baseline would wait for the settle
@@ -421,25 +452,21 @@ async function main(): Promise<void> {
   // checkpoint's files measured right after it.
   const toBaseline = Object.fromEntries(TIME_FIGURES.map((k) => [k, last.figures[k]! / last.baseline[k]!]));
   const overTargetToBaseline = TIME_FIGURES.filter((k) => !(toBaseline[k]! <= TIME_TARGET));
-  const result = {
-    bench: 'growth',
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
-    node: process.version,
-    sqlite: { agent: agentSqliteVersion(), till: tillSqlite },
-    commit,
-    date: new Date().toISOString(),
-    options: { updates: UPDATES, checkpoints: CHECKPOINTS, items: ITEMS, locations: LOCATIONS, tariffs: TARIFFS.length, mealPeriods: MEAL_PERIODS.length, lookups: LOOKUPS, rounds: ROUNDS, seed: SEED, retention: site.config.retention },
-    figures: { checkpoints, ratiosLastToFirst: ratios, ratiosLastToBaseline: toBaseline, timeTarget: TIME_TARGET, overTarget, overTargetToBaseline, runSeconds: (performance.now() - started) / 1000 },
+  const runSeconds = (performance.now() - started) / 1000;
+  const figures = {
+    options: { updates: UPDATES, checkpoints: CHECKPOINTS, items: ITEMS, locations: LOCATIONS, tariffs: TARIFFS.length, mealPeriods: MEAL_PERIODS.length, lookups: LOOKUPS, rounds: ROUNDS, probes: PROBES, seed: SEED, retention: site.config.retention },
+    tillSqlite,
+    checkpoints,
+    ratiosLastToFirst: ratios,
+    ratiosLastToBaseline: toBaseline,
+    timeTarget: TIME_TARGET,
+    overTarget,
+    overTargetToBaseline,
+    runSeconds,
   };
-  if (!args['no-save']) {
-    const dir = path.join(__dirname, 'results');
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `growth-${result.date.slice(0, 10)}-${result.commit.replace('+', '-')}.json`);
-    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-    log(`result written to ${path.relative(process.cwd(), file)}`);
-  }
+  recordResult('growth', figures);
   if (args.json) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
     return;
   }
   const keys = Object.keys(first.figures);
@@ -448,7 +475,7 @@ async function main(): Promise<void> {
   const value = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(3));
   const cellWidth = 19;
   const lines = [
-    `growth: ${LOCATIONS} x ${ITEMS} items, ${UPDATES} updates, ${result.figures.runSeconds.toFixed(0)} s; commit ${result.commit}; node ${process.version}; till reads on SQLite ${tillSqlite}`,
+    `growth: ${LOCATIONS} x ${ITEMS} items, ${UPDATES} updates, ${runSeconds.toFixed(0)} s; node ${process.version}; till reads on SQLite ${tillSqlite}`,
     `each figure, and its ratio to the first checkpoint; last column: the last checkpoint against the first checkpoint's files measured right after it (the machine's load taken out)`,
     `${'checkpoint (updates)'.padEnd(width)} ${checkpoints.map((c) => String(c.updates).padStart(cellWidth)).join(' ')}   last/baseline`,
     `${'simulated date'.padEnd(width)} ${checkpoints.map((c) => c.simulatedDate.padStart(cellWidth)).join(' ')}`,
@@ -461,14 +488,6 @@ async function main(): Promise<void> {
     overTargetToBaseline.length === 0 ? `every time ratio to the same-run baseline at or under ${TIME_TARGET}x` : `over ${TIME_TARGET}x against the same-run baseline: ${overTargetToBaseline.join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-function agentSqliteVersion(): string {
-  const Database = require('better-sqlite3') as new (f: string) => { prepare(s: string): { get(): unknown }; close(): void };
-  const db = new Database(':memory:');
-  const { v } = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
-  db.close();
-  return v;
 }
 
 main().catch((err: unknown) => {
