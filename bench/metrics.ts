@@ -4,17 +4,19 @@
  * compiled build, its own process), in the same run. The two conditions alternate in rounds (so a
  * busier minute of the machine falls on both), the scraper reads every `--scrape-ms` (default 1000:
  * a site scraped every 15 s would give too few scrapes in a short run to be seen at all; faster is
- * the harsher test). Prints the figures and writes them as JSON under bench/results/ unless --no-save.
+ * the harsher test). The small deliveries are bench/small-acks.ts's, as `npm run bench` sends them.
+ * Prints the figures and records them (bench/results/metrics/, bench/results.ts) unless --no-record.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import { freePort, writeConfig } from '../src/dev/child-agent';
+import { recordResult } from './results';
+import { SmallAcks } from './small-acks';
 import { percentile } from './stats';
 
 const { values: args } = parseArgs({
@@ -24,7 +26,7 @@ const { values: args } = parseArgs({
     'scrape-ms': { type: 'string', default: '1000' },
     'gap-ms': { type: 'string', default: '5' },
     json: { type: 'boolean', default: false },
-    'no-save': { type: 'boolean', default: false },
+    'no-record': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(args.rounds);
@@ -51,18 +53,6 @@ function request(url: string, options: { method: string; headers?: Record<string
     req.on('error', reject);
     req.end(options.body);
   });
-}
-
-function smallUpdate(seq: number): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      ChangeSequence: seq,
-      ParentChangeSequence: seq - 1,
-      LocationID: 9000,
-      CurrencyIsoCode: 'GBP',
-      ScheduledItems: [{ PLU: '1', ItemID: 'small-1', ItemName: 'Tea', ItemType: 'RECIPE', PriceUpdates: [{ TariffName: 'Eat In', TaxCode: 'S', TaxRate: 20, SellPrice: `1.${String(seq % 100).padStart(2, '0')}`, DateFrom: '2026-12-01', DateTo: '2026-12-31' }], ScheduleUpdates: [] }],
-    }),
-  );
 }
 
 async function startServe(configFile: string): Promise<{ child: ChildProcess; webhookUrl: string }> {
@@ -101,19 +91,14 @@ async function main(): Promise<void> {
   });
   const { child, webhookUrl } = await startServe(configFile);
   const metricsUrl = `http://127.0.0.1:${adminPort}/metrics`;
-  let seq = 1;
+  const small = new SmallAcks(webhookUrl);
   const noScraper: number[] = [];
   const withScraper: number[] = [];
   const scrapes: number[] = [];
   let scrapeBytes = 0;
   try {
-    const post = async (): Promise<number> => {
-      const r = await request(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: smallUpdate(seq++) });
-      if (r.status !== 200) throw new Error(`small delivery answered ${r.status}`);
-      return r.ms;
-    };
     // Warm-up: the first deliveries pay for JIT and the files' first pages.
-    for (let i = 0; i < 100; i++) await post();
+    await small.sendCount(100, 0, []);
     const probe = await request(metricsUrl, { method: 'GET', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     if (probe.status !== 200) throw new Error(`/metrics answered ${probe.status}`);
     for (let round = 0; round < rounds; round++) {
@@ -134,10 +119,7 @@ async function main(): Promise<void> {
           })();
         }
         const into = scraping ? withScraper : noScraper;
-        for (let i = 0; i < acksPerRound; i++) {
-          into.push(await post());
-          if (gapMs > 0) await new Promise((res) => setTimeout(res, gapMs));
-        }
+        await small.sendCount(acksPerRound, gapMs, into);
         stop = true;
         await scraper;
       }
@@ -159,32 +141,9 @@ async function main(): Promise<void> {
     smallAckWithScraper: { p50Ms: percentile(withScraper, 50), p99Ms: percentile(withScraper, 99) },
     ratios: { p99WithVsWithout: percentile(withScraper, 99) / percentile(noScraper, 99), p50WithVsWithout: percentile(withScraper, 50) / percentile(noScraper, 50) },
   };
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    // not a git checkout
-  }
-  const db = new Database(':memory:');
-  const sqlite = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-  db.close();
-  const result = {
-    bench: 'metrics',
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', platform: `${os.platform()} ${os.release()}`, memoryBytes: os.totalmem() },
-    node: process.versions.node,
-    sqlite,
-    commit,
-    date: new Date().toISOString(),
-    figures,
-  };
-  if (!args['no-save']) {
-    const out = path.join(ROOT, 'bench', 'results', `metrics-${result.date.replace(/[:.]/g, '-')}.json`);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-    if (!args.json) process.stdout.write(`written to ${path.relative(ROOT, out)}\n`);
-  }
+  recordResult('metrics', { ...figures, rounds, gapMs });
   if (args.json) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
     return;
   }
   const f = (x: number, d = 3): string => x.toFixed(d);

@@ -15,6 +15,8 @@ export const RESULTS_DIR = path.join(__dirname, 'results');
 
 export interface BenchRecord<F = unknown> {
   readonly bench: string;
+  /** The bench's own arguments (what followed `npm run bench:… --`), so its command can be shown as run. */
+  readonly args?: readonly string[];
   /** When the run ended (ISO 8601, UTC). */
   readonly date: string;
   readonly commit: string;
@@ -53,6 +55,7 @@ export function recordResult<F>(bench: string, figures: F, argv: readonly string
   if (argv.includes('--no-record')) return null;
   const record: BenchRecord<F> = {
     bench,
+    args: process.argv.slice(2).filter((a) => a !== '--json'),
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']) || 'unknown',
     dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'package.json', ':!bench/results']) !== '',

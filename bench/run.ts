@@ -17,7 +17,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +27,7 @@ import type { IsoDate } from '../src/domain/dates';
 import { openReadOnly, storeFilePath } from '../src/store/database';
 import { describeChanges, measureChanges, type ChangesBench } from './changes';
 import { createRawRowsTable, insertRawRows } from './raw-rows';
+import { post, SmallAcks } from './small-acks';
 import { recordResult } from './results';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
@@ -109,21 +109,6 @@ if (tillBinding === 'node:sqlite' && nodeSqlite() === undefined) {
 
 function log(text: string): void {
   if (!json) process.stderr.write(`${text}\n`);
-}
-
-function post(url: string, body: Buffer): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    // A connection per delivery, as a webhook sender makes them: Node's default agent keeps sockets
-    // alive, and reusing one the agent's server is closing after its keep-alive timeout (5 s, as long as
-    // the lookups between the L ack and the small deliveries take) ends in "socket hang up".
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function freshDb(dir: string, name: string): Database.Database {
@@ -242,18 +227,6 @@ function nextPriceEdit(body: Buffer): Buffer {
   return Buffer.from(JSON.stringify({ ...update, ParentChangeSequence: update.ChangeSequence, ChangeSequence: update.ChangeSequence + 1 }), 'utf8');
 }
 
-function smallUpdate(seq: number): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      ChangeSequence: seq,
-      ParentChangeSequence: seq - 1,
-      LocationID: 9000,
-      CurrencyIsoCode: 'GBP',
-      ScheduledItems: [{ PLU: '1', ItemID: 'small-1', ItemName: 'Tea', ItemType: 'RECIPE', PriceUpdates: [{ TariffName: 'Eat In', TaxCode: 'S', TaxRate: 20, SellPrice: `1.${String(seq % 100).padStart(2, '0')}`, DateFrom: '2026-12-01', DateTo: '2026-12-31' }], ScheduleUpdates: [] }],
-    }),
-  );
-}
-
 /** p50, p99 and the longest of a set of lookup times (no spread into Math.max: a fast till times 100,000s). */
 function lookupStats(times: readonly number[]): LookupStats {
   return { lookups: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.reduce((m, x) => Math.max(m, x), 0) };
@@ -368,13 +341,9 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       changes = measureChanges(reader, update.locationId, today as IsoDate);
 
       // Idle: small deliveries for another location, one after another.
-      let seq = 1;
+      const small = new SmallAcks(agent.url);
       const idleAcks: number[] = [];
-      for (let i = 0; i < 200; i++) {
-        const r = await post(agent.url, smallUpdate(seq++));
-        if (r.status !== 200) throw new Error(`small delivery answered ${r.status}`);
-        idleAcks.push(r.ms);
-      }
+      await small.sendCount(200, 0, idleAcks);
       // The till's reader: the bench's own thread, or a process of its own (--till-process), started
       // before the baseline window so both windows read from the same warm process.
       const ownTill = tillInOwnProcess ? await startTillProcess({ work, tillFile: storeFilePath(dataDir, 'till'), locations: [update.locationId], plus, reader: tillReader }) : null;
@@ -390,14 +359,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
          * process, the bench's till lookups in batches of 50, until `done()`.
          */
         const underLoad = async (done: () => boolean, acks: number[], lookupsOut: number[]): Promise<void> => {
-          const sender = (async () => {
-            while (!done()) {
-              const r = await post(agent!.url, smallUpdate(seq++));
-              if (r.status !== 200) throw new Error(`small delivery answered ${r.status} under load`);
-              acks.push(r.ms);
-              await new Promise((res) => setTimeout(res, smallGapMs));
-            }
-          })();
+          const sender = small.sendUntil(done, smallGapMs, acks, 'under load');
           const tillReads = (async () => {
             while (!done() && !ownTill) {
               for (let i = 0; i < 50; i++) {
