@@ -55,6 +55,7 @@ const SCRIPTS: Record<string, string> = {
   memory: 'npm run bench:memory',
   profile: 'npm run bench:profile',
   changes: 'npx tsx bench/changes.ts',
+  soak: 'npm run soak',
 };
 
 /** The command that made a record, as typed. */
@@ -369,6 +370,39 @@ const PROFILE_TABLE = {
   },
 };
 
+interface SoakFigures {
+  seed: number;
+  kills: number;
+  killsDuringDelivery: number;
+  killsWithPendingWork: number;
+  updates: number;
+  deliveriesAcked: number;
+  statusCounts: Record<string, number>;
+  inboxStates: Record<string, number>;
+  wallSeconds: number;
+}
+
+/** `npm run soak`: the random-kill crash suite at scale (recorded only when every assertion passed). */
+const SOAK_TABLE = {
+  bench: 'soak',
+  render(r: BenchRecord): string {
+    const f = r.figures as SoakFigures;
+    const down = Object.entries(f.statusCounts).filter(([status]) => status !== '200').map(([status, n]) => `${n} ${status === 'none' ? 'without an answer' : `answered ${status}`}`);
+    const minutes = Math.floor(f.wallSeconds / 60);
+    return [
+      `| crash suite, seed ${f.seed} | |`,
+      '|---|---|',
+      `| SIGKILLs | ${f.kills}: ${f.killsDuringDelivery} while deliveries were in flight, ${f.killsWithPendingWork} leaving stored-but-unapplied updates |`,
+      `| updates in the chains; deliveries acknowledged (200) | ${f.updates}; ${f.statusCounts['200'] ?? 0} |`,
+      `| deliveries that found the agent down | ${down.join(', ') || 'none'} |`,
+      `| end state | inbox ${Object.entries(f.inboxStates).map(([state, n]) => `${n} ${state}`).join(', ')}; views equal to the reference model day by day, every 200 in the inbox with its SHA-256, nothing stored twice, integrity ok |`,
+      `| wall time | ${minutes} min ${Math.round(f.wallSeconds - minutes * 60)} s |`,
+      '',
+      provenance(r),
+    ].join('\n');
+  },
+};
+
 export const FIGURE_TABLES: Readonly<Record<string, { readonly bench: string; render(r: BenchRecord): string }>> = {
   ...BASE_TABLES,
   run: RUN_SIZES_TABLE,
@@ -378,4 +412,5 @@ export const FIGURE_TABLES: Readonly<Record<string, { readonly bench: string; re
   staff: STAFF_TABLE,
   memory: MEMORY_TABLE,
   profile: PROFILE_TABLE,
+  soak: SOAK_TABLE,
 };

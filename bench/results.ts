@@ -50,6 +50,15 @@ function sqliteVersions(): BenchRecord['sqlite'] {
   return { betterSqlite3, nodeSqlite: version };
 }
 
+/**
+ * The commit measured and whether the tree had changes, read when the bench starts: a long run must
+ * not name a commit made while it ran.
+ */
+const STARTED_AT = {
+  commit: git(['rev-parse', 'HEAD']) || 'unknown',
+  dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'scripts', 'package.json', ':!bench/results']) !== '',
+};
+
 /** Writes this run's record (unless the bench was given --no-record) and answers its path, or null. */
 export function recordResult<F>(bench: string, figures: F, argv: readonly string[] = process.argv): string | null {
   if (argv.includes('--no-record')) return null;
@@ -57,8 +66,8 @@ export function recordResult<F>(bench: string, figures: F, argv: readonly string
     bench,
     args: process.argv.slice(2).filter((a) => a !== '--json'),
     date: new Date().toISOString(),
-    commit: git(['rev-parse', 'HEAD']) || 'unknown',
-    dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'package.json', ':!bench/results']) !== '',
+    commit: STARTED_AT.commit,
+    dirty: STARTED_AT.dirty,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), platform: `${os.platform()} ${os.release()} ${os.arch()}` },
     node: process.version,
     sqlite: sqliteVersions(),

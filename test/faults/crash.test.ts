@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateChains, planDeliveries, Prng, referenceFor, runDeliveries } from '../../src/dev/publisher';
@@ -85,6 +86,14 @@ describe('crash safety under SIGKILL', () => {
       assert.equal(end.duplicateInboxRows, 0, 'an update stored twice');
       assert.deepEqual(Object.keys(end.inboxStates), ['applied'], `every stored update applied, none stale/pending/conflict: ${JSON.stringify(end.inboxStates)}`);
       assert.deepEqual(end.differences, [], 'POS views differ from the reference model');
+      // `npm run soak` records what a passing run did (scripts/soak.ts).
+      if (process.env.FAULT_SUMMARY_FILE) {
+        const updates = chains.reduce((n, c) => n + c.updates.length, 0);
+        fs.writeFileSync(
+          process.env.FAULT_SUMMARY_FILE,
+          JSON.stringify({ seed: SEED, kills: KILLS, killsDuringDelivery, killsWithPendingWork, updates, deliveriesAcked: report.acked.length, statusCounts: report.statusCounts, inboxStates: end.inboxStates }),
+        );
+      }
     } finally {
       if (agent.process.exitCode === null && agent.process.signalCode === null) await agent.kill();
     }
