@@ -11,7 +11,8 @@ import { latestResult, RESULTS_DIR } from './results';
 
 export { FIGURE_TABLES } from './figure-tables';
 
-const BLOCK = /(<!-- figures:([a-z0-9-]+) -->\n)([\s\S]*?)(\n<!-- \/figures:\2 -->)/g;
+/** A block: its opening marker, its content (empty in a block not rendered yet) and its closing marker. */
+const BLOCK = /(<!-- figures:([a-z0-9-]+) -->)\n([\s\S]*?)\n?(<!-- \/figures:\2 -->)/g;
 
 /** Each figures block of a text: its table name and its current content. */
 export function figureBlocks(text: string): { name: string; content: string }[] {
@@ -29,7 +30,7 @@ export function renderTable(name: string, resultsDir: string = RESULTS_DIR): str
 
 /** The text with every figures block rendered anew. */
 export function renderBlocks(text: string, resultsDir: string = RESULTS_DIR): string {
-  return text.replace(BLOCK, (_all, open: string, name: string, _content: string, close: string) => `${open}${renderTable(name, resultsDir)}${close}`);
+  return text.replace(BLOCK, (_all, open: string, name: string, _content: string, close: string) => `${open}\n${renderTable(name, resultsDir)}\n${close}`);
 }
 
 /** The docs that may hold figures blocks. */

@@ -8,7 +8,8 @@
  * by the inbox (Inbox.receive, as the webhook receiver stores a delivery) and applied by the applier
  * (Applier.drain), not POSTed over HTTP, which would spend most of the run on the network and JSON
  * parsing the other benchmarks already measure. The applier and retention run on a simulated clock
- * (one day per step), so a run of minutes covers years.
+ * (one day per step), so a run of minutes covers years; between checkpoints without an fsync at each
+ * commit (Site.durable), every measurement with one, as the agent runs.
  *
  * The history, per location: a first publication of every item over the coming 365 days (and the 400
  * before, so that retention has ranges to prune from the start) in monthly ranges (3 tariffs, 2 meal periods), then each day a one-day edit of a few items, each week a seven-day edit,
@@ -239,6 +240,15 @@ class Site {
     this.applier = new Applier(this.store.till, this.store.agent, this.config.sync.baseline, {}, 0, null, () => this.clock().getTime());
   }
 
+  /**
+   * FULL (as the agent runs) or OFF: the history between checkpoints is built without waiting for the
+   * disk at every commit, which would spend most of the run in fsync; the files and their pages are the
+   * same, and every measured step runs FULL.
+   */
+  durable(on: boolean): void {
+    for (const db of [this.store.till, this.store.agent]) db.pragma(`synchronous = ${on ? 'FULL' : 'OFF'}`);
+  }
+
   clock(): Date {
     return noonOf(this.today);
   }
@@ -373,6 +383,7 @@ async function main(): Promise<void> {
   const siteDir = path.join(dataDir, 'site');
   const baseDir = path.join(dataDir, 'first-checkpoint');
   const site = new Site(siteDir, new Map(locations.map((l) => [l, 100])));
+  site.durable(false);
   let baseSequence = new Map<number, number>();
   const checkpoints: Checkpoint[] = [];
   const measure = async (updates: number): Promise<void> => {
@@ -385,6 +396,7 @@ async function main(): Promise<void> {
       for (const f of DATA_FILES) fs.copyFileSync(path.join(siteDir, f), path.join(baseDir, f));
       baseSequence = new Map(site.sequence);
     }
+    site.durable(true);
     let figures: Record<string, number>;
     let baseline: Record<string, number>;
     if (checkpoints.length === 0) {
@@ -403,6 +415,7 @@ async function main(): Promise<void> {
         fs.rmSync(copyDir, { recursive: true, force: true });
       }
     }
+    site.durable(false);
     checkpoints.push({ updates, simulatedDate: site.today, figures, baseline });
     log(
       `checkpoint ${updates} (${site.today}): ${TIME_FIGURES.map((k) => `${k} ${figures[k]!.toFixed(3)} (baseline ${baseline[k]!.toFixed(3)})`).join(', ')}; ` +

@@ -50,7 +50,33 @@ describe('figures in the docs', () => {
     }
   });
 
-  it('every table has a bench', () => {
-    for (const [name, t] of Object.entries(FIGURE_TABLES)) assert.ok(t.bench.length > 0, name);
+  it('every table has a bench and a place in the docs', () => {
+    const placed = new Set(blocks.map((b) => b.name));
+    for (const [name, t] of Object.entries(FIGURE_TABLES)) {
+      assert.ok(t.bench.length > 0, name);
+      assert.ok(placed.has(name), `figures:${name} is rendered nowhere: add its markers to a doc or remove it from bench/figure-tables.ts`);
+    }
+  });
+
+  it('a table names the command that made its figures, with the arguments it was given', () => {
+    const results = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-figures-'));
+    try {
+      fs.mkdirSync(path.join(results, 'parse'));
+      const record: BenchRecord = {
+        bench: 'parse',
+        args: ['--rounds', '4'],
+        date: '2026-01-01T00:00:00.000Z',
+        commit: 'fedcba9876543210',
+        dirty: true,
+        machine: { cpus: 2, cpuModel: 'Test CPU', memoryBytes: 2 ** 33, platform: 'linux' },
+        node: 'v24.0.0',
+        sqlite: { betterSqlite3: '3.54.1', nodeSqlite: '3.53.4' },
+        figures: { items: 5000, bytes: 43e6, rounds: 4, parseExactMs: { median: 150, min: 140, max: 160 }, jsonParseMs: { median: 100, min: 90, max: 110 }, ratio: 1.5 },
+      };
+      fs.writeFileSync(path.join(results, 'parse', 'a.json'), JSON.stringify(record));
+      assert.match(renderTable('parse', results), /Measured 2026-01-01 by `npm run bench:parse -- --rounds 4` at fedcba9 \(with uncommitted changes\)/);
+    } finally {
+      fs.rmSync(results, { recursive: true, force: true });
+    }
   });
 });
