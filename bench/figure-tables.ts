@@ -71,7 +71,8 @@ export function provenance(r: BenchRecord): string {
   return (
     `Measured ${r.date.slice(0, 10)} by \`${commandOf(r)}\` at ` +
     `${r.commit.slice(0, 7)}${r.dirty ? ' (with uncommitted changes)' : ''}: ${r.machine.cpus} × ${r.machine.cpuModel}, ${gib} GiB, ` +
-    `Node ${r.node}, SQLite ${r.sqlite.betterSqlite3} (better-sqlite3)${r.sqlite.nodeSqlite ? `, ${r.sqlite.nodeSqlite} (node:sqlite)` : ''}.`
+    `Node ${r.node}, SQLite ${r.sqlite.betterSqlite3} (better-sqlite3)${r.sqlite.nodeSqlite ? `, ${r.sqlite.nodeSqlite} (node:sqlite)` : ''}` +
+    `${r.loadAverage ? `; load average ${r.loadAverage.start.toFixed(1)} at the start, ${r.loadAverage.end.toFixed(1)} at the end` : ''}.`
   );
 }
 
@@ -219,7 +220,7 @@ const GROWTH_TABLE = {
     const target = f.timeTarget;
     const verdict = (v: number): string => (v <= target ? x(v) : `**${x(v)}** (over)`);
     const rows = [
-      `| ${f.options.locations} locations × ${f.options.items} items | ${first.updates} updates | ${last.updates} updates | last / first (target ≤ ${target}×) | last / first checkpoint's files, same moment |`,
+      `| ${f.options.locations} locations × ${f.options.items} items | ${first.updates} updates | ${last.updates} updates | last / first (target ≤ ${target}×) | last / the first checkpoint's files, measured in turns (target ≤ ${target}×) |`,
       '|---|---:|---:|---:|---:|',
       ...GROWTH_TIMES.map(([k, what, d]) => `| ${what} | ${ms(first.figures[k]!, d)} | ${ms(last.figures[k]!, d)} | ${verdict(f.ratiosLastToFirst[k]!)} | ${verdict(f.ratiosLastToBaseline[k]!)} |`),
       '',

@@ -23,6 +23,8 @@ export interface BenchRecord<F = unknown> {
   /** The tree had uncommitted changes: the figures are of something no commit holds. */
   readonly dirty: boolean;
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly memoryBytes: number; readonly platform: string };
+  /** The machine's one-minute load average when the bench started and when it ended (other jobs share it). */
+  readonly loadAverage?: { readonly start: number; readonly end: number };
   readonly node: string;
   readonly sqlite: { readonly betterSqlite3: string; readonly nodeSqlite: string | null };
   readonly figures: F;
@@ -57,6 +59,7 @@ function sqliteVersions(): BenchRecord['sqlite'] {
 const STARTED_AT = {
   commit: git(['rev-parse', 'HEAD']) || 'unknown',
   dirty: git(['status', '--porcelain', '--', 'src', 'bench', 'scripts', 'package.json', ':!bench/results']) !== '',
+  loadAverage: os.loadavg()[0]!,
 };
 
 /** Writes this run's record (unless the bench was given --no-record) and answers its path, or null. */
@@ -68,6 +71,7 @@ export function recordResult<F>(bench: string, figures: F, argv: readonly string
     date: new Date().toISOString(),
     commit: STARTED_AT.commit,
     dirty: STARTED_AT.dirty,
+    loadAverage: { start: STARTED_AT.loadAverage, end: os.loadavg()[0]! },
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), platform: `${os.platform()} ${os.release()} ${os.arch()}` },
     node: process.version,
     sqlite: sqliteVersions(),
