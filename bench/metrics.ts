@@ -39,6 +39,8 @@ for (const [key, v] of [['rounds', rounds], ['acks', acksPerRound], ['scrape-ms'
 
 const ROOT = path.resolve(__dirname, '..');
 const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
+/** `serve` takes no delivery without a webhook token (src/ops/webhook-token.ts): the bench gives it one. */
+const WEBHOOK_TOKEN = 'bench-webhook-token-0123456789abcdef';
 
 function request(url: string, options: { method: string; headers?: Record<string, string>; body?: Buffer }): Promise<{ status: number; ms: number; bytes: number }> {
   const u = new URL(url);
@@ -58,7 +60,7 @@ function request(url: string, options: { method: string; headers?: Record<string
 async function startServe(configFile: string): Promise<{ child: ChildProcess; webhookUrl: string }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'pos-sync-agent.cjs'), 'serve', '--config', configFile], {
     cwd: ROOT,
-    env: { ...process.env, POS_SYNC_SECRET_METRICS_BEARERTOKEN: METRICS_TOKEN },
+    env: { ...process.env, POS_SYNC_SECRET_METRICS_BEARERTOKEN: METRICS_TOKEN, POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN: WEBHOOK_TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
   });
   const { child, webhookUrl } = await startServe(configFile);
   const metricsUrl = `http://127.0.0.1:${adminPort}/metrics`;
-  const small = new SmallAcks(webhookUrl);
+  const small = new SmallAcks(webhookUrl, WEBHOOK_TOKEN);
   const noScraper: number[] = [];
   const withScraper: number[] = [];
   const scrapes: number[] = [];

@@ -6,14 +6,18 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/** One POST of `body` to `url` on a connection of its own: its status and milliseconds to the end of the answer. */
-export function post(url: string, body: Buffer): Promise<{ status: number; ms: number }> {
+/**
+ * One POST of `body` to `url` on a connection of its own (with the webhook's bearer token when one is
+ * given): its status and milliseconds to the end of the answer.
+ */
+export function post(url: string, body: Buffer, token: string | null = null): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     // A connection per delivery, as a webhook sender makes them: Node's default agent keeps sockets
     // alive, and reusing one the agent's server is closing after its keep-alive timeout ends in
     // "socket hang up".
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+    const headers = { 'content-type': 'application/json', 'content-length': body.length, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const req = http.request(url, { method: 'POST', agent: false, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
       res.on('error', reject);
@@ -49,11 +53,14 @@ export function smallUpdate(seq: number): Buffer {
 export class SmallAcks {
   private seq = 1;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly token: string | null = null,
+  ) {}
 
   /** The next small update; its ack time in milliseconds (a status other than 200 throws, naming `when`). */
   async send(when = ''): Promise<number> {
-    const r = await post(this.url, smallUpdate(this.seq++));
+    const r = await post(this.url, smallUpdate(this.seq++), this.token);
     if (r.status !== 200) throw new Error(`small delivery answered ${r.status}${when ? ` ${when}` : ''}`);
     return r.ms;
   }
