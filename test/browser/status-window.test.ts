@@ -89,8 +89,9 @@ describe('status window in Chromium', { timeout: 120_000 }, async () => {
     const second = sampleBodies()[1]!;
     assert.equal((await t.post(second.raw)).status, 200);
     const card = page.locator('[data-location="3021"]');
-    await page.locator('[data-location="3021"].card-green').waitFor({ timeout: 10_000 });
-    assert.match(await card.innerText(), /Up to date: update 1043 applied/);
+    // Green alone is not the end: "Applying" with an update still queued is green too.
+    await card.getByText(/Up to date: update 1043 applied/).waitFor({ timeout: 10_000 });
+    assert.match(await card.getAttribute('class') ?? '', /\bcard-green\b/);
     assert.equal(await page.evaluate('window.marker'), 42, 'the page was not reloaded');
     await shot('02-status-live-green');
   });
