@@ -123,8 +123,9 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
   let boundPort = 0;
   const { app, closeEvents } = createAdminApp(deps, () => boundPort);
   const { headersTimeoutMs, loginLinkMinutes } = deps.agent.config.admin;
-  // Node enforces these timeouts only when it checks its connections, every 30 s by default, so a
-  // slow client got up to ~50 s instead of 20: check at a quarter of the timeout (at most 1 s).
+  // Node enforces these timeouts only when it checks its connections (by default far less often than
+  // the timeout), so a slow client stayed well past it: check at a quarter of the timeout, at most
+  // every second.
   const server = http.createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1_000, headersTimeoutMs / 4)) }, app);
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = Math.max(120_000, headersTimeoutMs);

@@ -404,8 +404,8 @@ const FIRST_MEMBER = '\u0000{';
  * what JSON.parse accepts (property-tested against it) and throws a SyntaxError otherwise. Iterative,
  * not recursive, so deep nesting that JSON.parse reads is read here too instead of overflowing the stack.
  * The position is a local, and the helpers are plain functions of (text, position): the applier
- * parses every item of a publication with it (5,000 items for the L menu), and a position shared
- * with closures made every step a memory access, measurably slower on the L items (bench:parse).
+ * parses every item of a publication with it, and a position shared with closures made every step a
+ * memory access, measurably slower (bench:parse).
  */
 export function parseExact(text: string): unknown {
   const n = text.length;

@@ -22,7 +22,7 @@ const MAX_EXPONENT = 400;
  */
 export function plainDecimal(source: string): string | null {
   // Most numbers in a publication are already plain whole numbers (TaxRate, PLU): given back as they
-  // are, without the regular expression and the slicing below (about 210,000 of them in the L menu).
+  // are, without the regular expression and the slicing below (one or more for every price of every item).
   if (isPlainWhole(source)) return source;
   const m = DECIMAL_SOURCE.exec(source);
   if (!m) return null;

@@ -36,7 +36,7 @@ export class ApplierHost {
       // The old-generation cap is a wide margin over what the largest publication keeps alive while it
       // is applied (bench/mem-probe measures it), and still makes the thread collect long before the
       // machine feels it. The young generation is what an apply churns through (each item's parsed
-      // objects die with the item): the smallest V8 makes (one 1 MB semi-space each way) keeps the
+      // objects die with the item): the smallest V8 makes (YOUNG_GENERATION_MB) keeps the
       // thread's idle and peak memory down without slowing the apply (docs/performance.md, "Where the
       // memory goes").
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },

@@ -101,8 +101,8 @@ export class PortClient<Request> {
 }
 
 /**
- * Each worker thread's young generation, in MB (resourceLimits.maxYoungGenerationSizeMb): V8's
- * smallest, one 1 MB semi-space each way. Every object the agent's threads make for a delivery or an
+ * Each worker thread's young generation, in MB (resourceLimits.maxYoungGenerationSizeMb): the
+ * smallest V8 makes. Every object the agent's threads make for a delivery or an
  * item dies young or is kept for the whole apply, so a larger one only grew each idle thread's
  * committed heap and the peak of an apply (docs/performance.md, "Where the memory goes").
  */
