@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { bodyFilesDir } from '../../src/store/body-files';
-import { item, price, tempDir, update } from '../helpers/fixtures';
+import { tempDir } from '../helpers/fixtures';
+import { inboxRows, largeUpdate, post, tillPrices } from './body-file-helpers';
 import { spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev/child-agent';
 
 /**
@@ -21,49 +21,13 @@ import { spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev
 const LOCATION = 77;
 const FILE_FROM = 64 * 1024;
 
-function largeUpdate(): Buffer {
-  const items = Array.from({ length: 600 }, (_, i) => item(String(5000 + i), `BIG-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${3 + (i % 7)}.${String(i % 100).padStart(2, '0')}`)]));
-  return Buffer.from(JSON.stringify(update(LOCATION, 1, 0, items)));
-}
-
-async function post(url: string, body: Buffer): Promise<{ status: number; json: unknown } | { error: string }> {
-  try {
-    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-    return { status: res.status, json: await res.json() };
-  } catch (err) {
-    return { error: String(err) };
-  }
-}
-
-function inboxRows(dataDir: string): { change_sequence: number; state: string; file: string | null }[] {
-  const db = openReadOnly(storeFilePath(dataDir, 'agent'));
-  try {
-    return db
-      .prepare<[], { change_sequence: number; state: string; file: string | null }>(
-        'SELECT i.change_sequence, i.state, f.file FROM inbox i LEFT JOIN inbox_body_files f ON f.inbox_id = i.id ORDER BY i.id',
-      )
-      .all();
-  } finally {
-    db.close();
-  }
-}
-
-function tillPrices(dataDir: string): number {
-  const db = openReadOnly(storeFilePath(dataDir, 'till'));
-  try {
-    return db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = ?').get(LOCATION)!.n;
-  } finally {
-    db.close();
-  }
-}
-
 describe('a crash while a large body is received into a file', () => {
   for (const point of ['body-file-written', 'body-file-synced', 'body-row-committed'] as const) {
     it(`at ${point}: nothing lost, no file left over`, { timeout: 120_000 }, async () => {
       const dir = tempDir('pos-sync-bodyfile-');
       const dataDir = path.join(dir, 'data');
       const configFile = writeConfig(dir, { dataDir, webhook: { port: 0, fileBodyFromBytes: FILE_FROM }, admin: { enabled: false }, sync: { baselineSettleSeconds: 0 } });
-      const body = largeUpdate();
+      const body = largeUpdate(LOCATION, 5000, 'BIG', 3);
       assert.ok(body.length > FILE_FROM * 2);
 
       let child: ChildAgent = await spawnAgent(configFile, { env: { POS_SYNC_TEST_CRASH_AT: `${point}:1` } });
@@ -88,7 +52,7 @@ describe('a crash while a large body is received into a file', () => {
         assert.ok(!('error' in again) && again.status === 200, JSON.stringify(again));
         assert.equal((again as { json: { status: string } }).json.status, point === 'body-row-committed' ? 'duplicate' : 'stored');
         await waitFor('the update to be applied', () => inboxRows(dataDir).every((r) => r.state === 'applied'), 60_000);
-        assert.equal(tillPrices(dataDir), 600);
+        assert.equal(tillPrices(dataDir, LOCATION), 600);
         const rows = inboxRows(dataDir);
         assert.equal(rows.length, 1);
         assert.ok(rows[0]!.file, 'the body is kept as a file');

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { bodyFilesDir } from '../../src/store/body-files';
 import { item, price, tempDir, update } from '../helpers/fixtures';
+import { inboxRows, largeUpdate, post, tillPrices, type InboxRow, type PostOutcome } from './body-file-helpers';
 import { spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev/child-agent';
 
 /**
@@ -32,41 +33,6 @@ import { spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev
 const LOCATION = 78;
 const FILE_FROM = 64 * 1024;
 
-function largeUpdate(): Buffer {
-  const items = Array.from({ length: 600 }, (_, i) => item(String(6000 + i), `PWR-${i}`, [price('2026-12-01', '9999-12-31', 'Eat In', `${4 + (i % 7)}.${String(i % 100).padStart(2, '0')}`)]));
-  return Buffer.from(JSON.stringify(update(LOCATION, 1, 0, items)));
-}
-
-type Outcome = { status: number; json: unknown } | { error: string };
-
-async function post(url: string, body: Buffer): Promise<Outcome> {
-  try {
-    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(30_000) });
-    return { status: res.status, json: await res.json() };
-  } catch (err) {
-    return { error: String(err) };
-  }
-}
-
-interface Row {
-  location_id: number;
-  change_sequence: number;
-  state: string;
-  body_bytes: number;
-  body_sha256: string;
-  file: string | null;
-}
-
-function inboxRows(dataDir: string): Row[] {
-  const db = openReadOnly(storeFilePath(dataDir, 'agent'));
-  try {
-    return db
-      .prepare<[], Row>('SELECT i.location_id, i.change_sequence, i.state, i.body_bytes, i.body_sha256, f.file FROM inbox i LEFT JOIN inbox_body_files f ON f.inbox_id = i.id ORDER BY i.id')
-      .all();
-  } finally {
-    db.close();
-  }
-}
 
 function integrity(dataDir: string, kind: 'agent' | 'till'): string {
   const db = openReadOnly(storeFilePath(dataDir, kind));
@@ -77,19 +43,11 @@ function integrity(dataDir: string, kind: 'agent' | 'till'): string {
   }
 }
 
-function tillPrices(dataDir: string): number {
-  const db = openReadOnly(storeFilePath(dataDir, 'till'));
-  try {
-    return db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = ?').get(LOCATION)!.n;
-  } finally {
-    db.close();
-  }
-}
 
 const bodyFiles = (dataDir: string): string[] => (fs.existsSync(bodyFilesDir(dataDir)) ? fs.readdirSync(bodyFilesDir(dataDir)).sort() : []);
 
 /** Every row naming a body file finds it whole; every body file is named by a row. */
-function assertNothingMisread(dataDir: string, when: string): Row[] {
+function assertNothingMisread(dataDir: string, when: string): InboxRow[] {
   const rows = inboxRows(dataDir).filter((r) => r.location_id === LOCATION);
   for (const row of rows.filter((r) => r.file !== null)) {
     const file = path.join(bodyFilesDir(dataDir), row.file!);
@@ -151,10 +109,10 @@ describe('a power cut after an I/O failure while a large body is stored in a fil
       const dataDir = path.join(dir, 'data');
       const gate = path.join(dir, 'gate');
       const configFile = writeConfig(dir, { dataDir, webhook: { port: 0, fileBodyFromBytes: FILE_FROM }, admin: { enabled: false }, sync: { baselineSettleSeconds: 0 } });
-      const body = largeUpdate();
+      const body = largeUpdate(LOCATION, 6000, 'PWR', 4);
 
       let child: ChildAgent = await spawnAgent(configFile, { wrapper: ['fiu-run', '-x'], env: { POS_SYNC_TEST_PAUSE_AT: `${c.at}:1:${gate}` } });
-      let first: Outcome;
+      let first: PostOutcome;
       let ended: number | string | null = null;
       try {
         // A small delivery first, so agent.db's WAL holds frames: a commit that then fails to flush
@@ -193,7 +151,7 @@ describe('a power cut after an I/O failure while a large body is stored in a fil
         const again = await post(child.url, body);
         assert.ok(!('error' in again) && again.status === 200, JSON.stringify(again));
         await waitFor('the updates to be applied', () => inboxRows(dataDir).every((r) => r.state === 'applied'), 60_000);
-        assert.equal(tillPrices(dataDir), 600);
+        assert.equal(tillPrices(dataDir, LOCATION), 600);
         const rows = assertNothingMisread(dataDir, 'after the retry');
         assert.equal(rows.length, 1);
         assert.ok(fs.readFileSync(path.join(bodyFilesDir(dataDir), rows[0]!.file!)).equals(body));

@@ -38,6 +38,21 @@ export function readDb<T>(file: string, fn: (db: Database.Database) => T): T {
   }
 }
 
+/** Whether a write transaction is open on a till file right now (an apply under way): BEGIN IMMEDIATE without waiting. */
+export function applyInProgress(tillFile: string): boolean {
+  const db = new Database(tillFile, { fileMustExist: true, timeout: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
 export function lastSequence(dataDir: string, location: number): number | null {
   return readDb(path.join(dataDir, 'pos-sync.db'), (db) => (db.prepare('SELECT last_change_sequence AS s FROM pos_sync_state WHERE location_id = ?').get(location) as { s: number | null } | undefined)?.s ?? null);
 }

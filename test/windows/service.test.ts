@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { item, price, update } from '../helpers/fixtures';
-import { laneDir, lastSequence, post, readDb, sample } from './lane';
+import { applyInProgress, laneDir, lastSequence, post, readDb, sample } from './lane';
 import { cli, DRIVE_C, REPO_ROOT, runWindowsProgram, waitFor, WINDOWS_NODE, winPath, writeWindowsConfig, type WindowsResult } from './wine';
 
 /**
@@ -89,20 +88,6 @@ function bigUpdate(): Buffer {
   return Buffer.from(JSON.stringify(update(BIG_LOCATION, 100, 99, items)));
 }
 
-/** Whether a write transaction is open on the till's file right now (an apply under way): BEGIN IMMEDIATE without waiting. */
-function applyInProgress(): boolean {
-  const db = new Database(path.join(DATA, 'pos-sync.db'), { fileMustExist: true, timeout: 0 });
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('ROLLBACK');
-    return false;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
-    throw err;
-  } finally {
-    db.close();
-  }
-}
 
 /** The agent's Windows process id from its agent.pid, or null while none is written. */
 function agentPid(): number | null {
@@ -235,7 +220,7 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     //    cleanly (its own stop lines), and is not started again by NSSM.
     const big = bigUpdate();
     const delivered = post(second.url, big);
-    await waitFor('the large apply to be under way', () => applyInProgress(), 120_000, 20);
+    await waitFor('the large apply to be under way', () => applyInProgress(path.join(DATA, 'pos-sync.db')), 120_000, 20);
     const stop = await win('sc', ['stop', SERVICE]);
     assert.equal(stop.code, 0, `${stop.stdout}${stop.stderr}`);
     assert.equal((await delivered).status, 200, 'acknowledged before the stop');

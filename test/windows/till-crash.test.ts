@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { item, price, schedule, update } from '../helpers/fixtures';
-import { laneDir, lastSequence, post, readDb, startTill, type TillProcess, type TillRow } from './lane';
+import { applyInProgress, laneDir, lastSequence, post, readDb, startTill, type TillProcess, type TillRow } from './lane';
 import { startAgent, waitFor, winPath, writeWindowsConfig, type WindowsAgent } from './wine';
 
 /**
@@ -47,20 +46,6 @@ function snapshot(dataDir: string): unknown {
   };
 }
 
-/** Whether a write transaction is open on the till's file right now (an apply in progress): BEGIN IMMEDIATE without waiting. */
-function applyInProgress(tillFile: string): boolean {
-  const db = new Database(tillFile, { fileMustExist: true, timeout: 0 });
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('ROLLBACK');
-    return false;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
-    throw err;
-  } finally {
-    db.close();
-  }
-}
 
 /** The till saw no error, and every read was one whole update (the prices of the sequence it read with it). */
 function assertWholeUpdates(seen: { errors: string[]; seen: TillRow[] }, atLeast: number): void {
