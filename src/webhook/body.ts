@@ -53,10 +53,6 @@ export function closeAfterAnswer(res: ServerResponse): void {
   res.once('finish', () => res.socket?.destroySoon());
 }
 
-/**
- * Reads the body, at most `limit` bytes. Rejects with payload_too_large (and arranges for the
- * connection to close after the answer) the moment the declared or the received length passes it.
- */
 export function busy(): AppError {
   return new AppError('receiver_busy', 503, 'too many request bodies are being received at once; retry shortly');
 }
@@ -71,6 +67,10 @@ function reserveUntilAnswered(budget: BodyBudget, res: ServerResponse, bytes: nu
   return true;
 }
 
+/**
+ * Reads the body, at most `limit` bytes. Rejects with payload_too_large (and arranges for the
+ * connection to close after the answer) the moment the declared or the received length passes it.
+ */
 export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit: number, budget?: BodyBudget): Promise<Buffer> {
   const declared = declaredLength(req);
   if (declared !== null && declared > limit) {
@@ -83,16 +83,9 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     closeAfterAnswer(res);
     return Promise.reject(busy());
   }
-  const encoding = contentEncoding(req);
-  const decoder = DECODERS[encoding];
-  if (decoder === undefined) {
-    closeAfterAnswer(res);
-    return Promise.reject(unsupportedEncoding(encoding));
-  }
-  if (expectsContinue(req)) res.writeContinue();
-  // The limit holds for what is stored, the decoded body: a small gzip bomb is refused too.
-  const decoding = decoder ? decoder() : null;
-  const source: Readable = decoding ? req.pipe(decoding) : req;
+  const decoded = decodedBody(req, res);
+  if (decoded instanceof AppError) return Promise.reject(decoded);
+  const { encoding, decoding, source } = decoded;
   return new Promise<Buffer>((resolve, reject) => {
     // With a declared length and no decoding, the body is copied once into a buffer of that size (a
     // large publication is never held twice: chunks plus their concatenation).
@@ -224,6 +217,24 @@ function contentEncoding(req: IncomingMessage): string {
 }
 
 /**
+ * The body as it is to be stored, ready to read: `req` itself, or piped through the decoder its
+ * Content-Encoding names (the callers' limits then hold for the decoded bytes: a small gzip bomb is
+ * refused too). Sends 100 Continue to a sender waiting for it. An encoding the receiver does not read
+ * is refused (415) before anything is read, and the connection closes after the answer.
+ */
+function decodedBody(req: IncomingMessage, res: ServerResponse): { encoding: string; decoding: Decoder | null; source: Readable } | AppError {
+  const encoding = contentEncoding(req);
+  const decoder = DECODERS[encoding];
+  if (decoder === undefined) {
+    closeAfterAnswer(res);
+    return unsupportedEncoding(encoding);
+  }
+  if (expectsContinue(req)) res.writeContinue();
+  const decoding = decoder ? decoder() : null;
+  return { encoding, decoding, source: decoding ? req.pipe(decoding) : req };
+}
+
+/**
  * A chunked or encoded body (receiveBody): decoded as it arrives, held in memory (counted in the
  * budget) while it is smaller than `fileFrom`, then written to a file of its own piece by piece, the
  * sender paused while each piece is written. Refused (413, 503, 415, 400) as readLimitedBody refuses.
@@ -239,15 +250,9 @@ function spillToFile(
     closeAfterAnswer(res);
     return Promise.reject(tooLarge(limit, declared));
   }
-  const encoding = contentEncoding(req);
-  const decoder = DECODERS[encoding];
-  if (decoder === undefined) {
-    closeAfterAnswer(res);
-    return Promise.reject(unsupportedEncoding(encoding));
-  }
-  if (expectsContinue(req)) res.writeContinue();
-  const decoding = decoder ? decoder() : null;
-  const source: Readable = decoding ? req.pipe(decoding) : req;
+  const decoded = decodedBody(req, res);
+  if (decoded instanceof AppError) return Promise.reject(decoded);
+  const { encoding, decoding, source } = decoded;
   return new Promise<ReceivedBody>((resolve, reject) => {
     const held: Buffer[] = [];
     let received = 0;
@@ -363,7 +368,9 @@ function invalidEncoding(encoding: string): AppError {
 }
 
 /** Content-Encodings a sender may use (as body-parser accepted before): null means none to undo. */
-const DECODERS: Readonly<Record<string, (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | null>> = {
+type Decoder = zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
+
+const DECODERS: Readonly<Record<string, (() => Decoder) | null>> = {
   identity: null,
   gzip: () => zlib.createGunzip(),
   'x-gzip': () => zlib.createGunzip(),
