@@ -8,7 +8,7 @@ import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
 import type { AppliedUpdate, ApplyProgress } from './sync/applier';
-import { ApplierHost } from './sync/applier-host';
+import { APPLIER_REST_AFTER_MS, ApplierHost } from './sync/applier-host';
 import { leftOverAtStart } from './sync/resume';
 import { resumeText, type ResumeNote } from './domain/wording';
 import { setResumeNote } from './store/operations-state';
@@ -52,6 +52,8 @@ export class Agent {
     readonly config: Readonly<Config>,
     readonly log: Logger,
     private readonly services: readonly AgentService[] = [],
+    /** How long the applier thread stays after its last request (tests shorten it). */
+    applierRestAfterMs: number = APPLIER_REST_AFTER_MS,
   ) {
     this.core = new AgentCore(config, log, { applier: 'none' });
     this.refusals = new RefusalCounter(log);
@@ -75,6 +77,7 @@ export class Agent {
           for (const listener of this.progressListeners) listener(p);
         },
       },
+      applierRestAfterMs,
     );
   }
 
@@ -169,7 +172,9 @@ export class Agent {
     this.refusalTimer = setInterval(() => this.refusals.roll(), 15_000);
     this.refusalTimer.unref();
     log.info(`webhook receiver listening at ${this.receiver.url}`);
-    this.pollTimer = setInterval(() => this.scheduleDrain(), config.sync.pollIntervalMs);
+    this.pollTimer = setInterval(() => {
+      if (this.workWaiting()) this.scheduleDrain();
+    }, config.sync.pollIntervalMs);
     this.pollTimer.unref();
     for (const service of this.services) {
       await service.start(this);
@@ -193,6 +198,30 @@ export class Agent {
       () => this.resumeDone(),
       (err: unknown) => this.log.error(`applier: ${describeError(err)}`),
     );
+  }
+
+  /** agent.db's data_version at the last poll (it changes whenever another connection commits). */
+  private seenDataVersion: number | null = null;
+
+  /**
+   * The poll's question, asked on this thread so that an agent with nothing to do lets the applier
+   * thread rest: is an update waiting (and applying not paused), or has another connection changed
+   * agent.db since the last poll (a CLI import, acknowledged warnings, a resolved conflict, whose
+   * counts the till's pos_sync_state shows)?
+   */
+  private workWaiting(): boolean {
+    try {
+      const db = this.core.agentDb;
+      const version = db.pragma('data_version', { simple: true }) as number;
+      const changed = version !== this.seenDataVersion;
+      this.seenDataVersion = version;
+      if (changed) return true;
+      return !this.core.paused && db.prepare("SELECT 1 FROM inbox WHERE state = 'pending' LIMIT 1").get() !== undefined;
+    } catch (err) {
+      // Storage trouble: let the applier thread meet it and report it as it does.
+      this.log.error(`poll: ${describeError(err)}`);
+      return true;
+    }
   }
 
   /** What this start is resuming (shown by `status` and the window), null once applied. */

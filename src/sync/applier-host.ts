@@ -13,21 +13,39 @@ export interface ApplierHostEvents {
 }
 
 /**
+ * How long the applier thread stays after its last request before it rests (ends, to start again
+ * with the next): a burst of deliveries is applied by one thread, and an agent with nothing to
+ * apply does not keep a thread's memory (docs/performance.md, "Where the memory goes").
+ */
+export const APPLIER_REST_AFTER_MS = 30_000;
+
+/**
  * The main thread's side of the applier thread (src/sync/applier-worker.ts). Drain requests are
  * coalesced: at most one runs and one more is queued, however many deliveries arrive meanwhile.
  * If the thread dies (it should not: every request catches its errors), the next request starts it
  * again and redoes what was lost, which is safe because applies are idempotent across the two files
- * (Applier.reconcile).
+ * (Applier.reconcile). The thread rests `restAfterMs` after its last request and starts again
+ * with the next one.
  */
 export class ApplierHost {
   private readonly thread: ThreadClient<ApplierRequest, ApplierEvent>;
   private drainRunning: Promise<AppliedUpdate[]> | null = null;
   private drainQueued: Promise<AppliedUpdate[]> | null = null;
   private closing = false;
+  /** Requests sent and not yet answered: the thread rests only when there are none. */
+  private inFlight = 0;
+  private restTimer: NodeJS.Timeout | null = null;
+  /** What the last start said about the thread's priority: said again only when it changes. */
+  private lastPriority: string | null = null;
 
   private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4));
 
-  constructor(data: Omit<ApplierWorkerData, 'stopFlag'>, log: Logger, events: ApplierHostEvents = {}) {
+  constructor(
+    data: Omit<ApplierWorkerData, 'stopFlag'>,
+    private readonly log: Logger,
+    events: ApplierHostEvents = {},
+    private readonly restAfterMs: number = APPLIER_REST_AFTER_MS,
+  ) {
     this.thread = new ThreadClient<ApplierRequest, ApplierEvent>({
       dir: __dirname,
       entry: 'applier-worker',
@@ -45,15 +63,52 @@ export class ApplierHost {
         else if (event.type === 'failed') events.failed?.(event.locationId, event.inboxId, event.message);
         else if (event.type === 'reconciled') events.reconciled?.(event.inboxId);
         else if (event.type === 'progress') events.progress?.(event.progress);
-        else if (event.outcome.lowered || event.outcome.reason === 'normal') log.info(describePriority('the applier', event.outcome));
-        else log.warn(describePriority('the applier', event.outcome));
+        else {
+          // Each start of the thread reports it; the log says it once, and again if it changes.
+          const text = describePriority('the applier', event.outcome);
+          if (text === this.lastPriority) return;
+          this.lastPriority = text;
+          if (event.outcome.lowered || event.outcome.reason === 'normal') log.info(text);
+          else log.warn(text);
+        }
       },
       onUnexpectedExit: (reason) => log.error(`applier thread stopped (${reason}); it starts again with the next delivery`),
     });
   }
 
-  start(): Promise<void> {
-    return this.thread.start();
+  async start(): Promise<void> {
+    await this.thread.start();
+    this.armRest();
+  }
+
+  /** Whether the thread is running now (it rests when it has had nothing to do for a while). */
+  get awake(): boolean {
+    return this.thread.running;
+  }
+
+  /** Sends a request to the thread (starting it if it rests), keeping it awake until answered. */
+  private async call<T>(request: ApplierRequest): Promise<T> {
+    this.inFlight += 1;
+    if (this.restTimer) clearTimeout(this.restTimer);
+    this.restTimer = null;
+    try {
+      return await this.thread.request<T>(request);
+    } finally {
+      this.inFlight -= 1;
+      this.armRest();
+    }
+  }
+
+  private armRest(): void {
+    if (this.closing || this.inFlight > 0) return;
+    if (this.restTimer) clearTimeout(this.restTimer);
+    this.restTimer = setTimeout(() => {
+      this.restTimer = null;
+      if (this.closing || this.inFlight > 0) return;
+      this.thread.rest({ type: 'close' }).catch((err: unknown) => this.log.error(`applier thread: could not rest: ${String(err)}`));
+    }, this.restAfterMs);
+    // A resting timer never keeps the process alive.
+    this.restTimer.unref();
   }
 
   /** Applies whatever the chain allows now, on the applier thread. Coalesces concurrent calls. */
@@ -77,30 +132,32 @@ export class ApplierHost {
 
   private async runDrain(): Promise<AppliedUpdate[]> {
     try {
-      return (await this.thread.request<DrainReply>({ type: 'drain' })).applied;
+      return (await this.call<DrainReply>({ type: 'drain' })).applied;
     } finally {
       this.drainRunning = null;
     }
   }
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<ForceApplyReply> {
-    return this.thread.request<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
+    return this.call<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
   }
 
   /** One batch of retention's range pruning, on the applier thread (the one writer of the menu). */
   pruneRanges(request: RangePruneRequest): Promise<RangePruneBatch> {
     if (this.closing) return Promise.resolve({ changed: 0, ms: 0 });
-    return this.thread.request<RangePruneBatch>({ type: 'prune-ranges', request });
+    return this.call<RangePruneBatch>({ type: 'prune-ranges', request });
   }
 
-  /** Waits for the running apply (if any), closes the thread's connections and ends it. */
-  /** This thread's V8 heap (the bench's per-thread figures). */
+  /** This thread's V8 heap (the bench's per-thread figures); null while it rests. */
   heapStatistics(): Promise<ThreadHeap | null> {
     return this.thread.heapStatistics();
   }
 
+  /** Waits for the running apply (if any), closes the thread's connections and ends it. */
   async close(): Promise<void> {
     this.closing = true;
+    if (this.restTimer) clearTimeout(this.restTimer);
+    this.restTimer = null;
     // The drain under way ends after the update it is applying; the rest waits for the next start.
     Atomics.store(this.stopFlag, 0, 1);
     await this.drainRunning?.catch(() => undefined);

@@ -120,6 +120,8 @@ export class ThreadClient<Request, Event = never> {
   private ready: Promise<void> | null = null;
   private readonly waiting = new Waiting();
   private stopped = false;
+  /** A rest under way (see rest): requests wait for it, then start a new thread. */
+  private resting: Promise<void> | null = null;
 
   constructor(
     private readonly options: {
@@ -190,8 +192,15 @@ export class ThreadClient<Request, Event = never> {
     if (!this.stopped) this.options.onUnexpectedExit?.(reason);
   }
 
+  /** Whether the thread is running (or starting) now. */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
   /** Sends a request (starting the thread if needed) and resolves with its reply's value. */
   async request<T>(request: Request, transfer: readonly TransferListItem[] = []): Promise<T> {
+    if (this.stopped) throw new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread is stopping; try again`);
+    while (this.resting) await this.resting;
     if (this.stopped) throw new AppError(`${this.options.name}_stopped`, 503, `the ${this.options.name} thread is stopping; try again`);
     await this.start();
     const worker = this.worker;
@@ -199,9 +208,43 @@ export class ThreadClient<Request, Event = never> {
     return this.waiting.send<T>((message) => worker.postMessage(message, [...transfer]), request);
   }
 
+  /**
+   * Ends the thread after a last request (e.g. "close your connections"), as stop does, but not for
+   * good: the next request starts a new one. The caller rests a thread only while it has no request
+   * of its own waiting; one sent meanwhile waits for the rest to end, then starts the thread again.
+   */
+  async rest(last?: Request): Promise<void> {
+    const worker = this.worker;
+    if (this.stopped || this.resting || !worker) return;
+    const resting = (async () => {
+      if (last !== undefined) {
+        try {
+          await this.ready;
+          await this.waiting.send((message) => worker.postMessage(message), last);
+        } catch {
+          // The thread is gone already; nothing to close.
+        }
+      }
+      // Not this client's thread any more: its exit is expected and must not count as a stop.
+      if (this.worker === worker) {
+        this.worker = null;
+        this.ready = null;
+      }
+      await worker.terminate();
+      this.waiting.failAll(this.options.name, 'resting');
+    })();
+    this.resting = resting;
+    try {
+      await resting;
+    } finally {
+      this.resting = null;
+    }
+  }
+
   /** Sends a last request (e.g. "close your connections"), then ends the thread. */
   async stop(last?: Request): Promise<void> {
     if (this.stopped) return;
+    while (this.resting) await this.resting;
     const worker = this.worker;
     if (worker && last !== undefined) {
       try {

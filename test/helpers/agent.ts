@@ -19,10 +19,10 @@ export interface RunningTestAgent {
 /** Starts a real agent on loopback (port 0) with a temp data dir; stopped when the test file ends. */
 export async function startTestAgent(
   overrides: Record<string, unknown> = {},
-  options: { log?: Logger; services?: AgentService[] } = {},
+  options: { log?: Logger; services?: AgentService[]; applierRestAfterMs?: number } = {},
 ): Promise<RunningTestAgent> {
   const config = testConfig(overrides);
-  const agent = new Agent(config, options.log ?? silentLogger, options.services ?? []);
+  const agent = new Agent(config, options.log ?? silentLogger, options.services ?? [], options.applierRestAfterMs);
   await agent.start();
   after(() => agent.stop());
   const webhookUrl = agent.webhook!.url;

@@ -39,4 +39,33 @@ describe('ThreadClient', () => {
       await client.stop();
     }
   });
+
+  it('a thread that rests ends after its last request, and the next request starts a new one', { timeout: 60_000 }, async () => {
+    const exits: string[] = [];
+    const client = new ThreadClient<ThrowingRequest>({
+      dir: path.join(__dirname, '..', '..', 'helpers', 'threads'),
+      entry: 'throwing-worker',
+      name: 'test',
+      workerData: null,
+      onUnexpectedExit: (reason) => exits.push(reason),
+    });
+    try {
+      const first = await client.request<number>({ type: 'thread' });
+      assert.equal(client.running, true);
+      await client.rest({ type: 'close' });
+      assert.equal(client.running, false, 'rested');
+      const second = await client.request<number>({ type: 'thread' });
+      assert.notEqual(second, first, 'a new thread answers');
+      // A request sent while the thread is resting waits for the rest, then starts the next thread.
+      const resting = client.rest({ type: 'close' });
+      const during = client.request<number>({ type: 'thread' });
+      await resting;
+      const third = await during;
+      assert.ok(third !== second && third !== first, `the request sent during the rest reached a new thread (${first}, ${second}, ${third})`);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(exits, [], 'a rest is not an unexpected end');
+    } finally {
+      await client.stop();
+    }
+  });
 });
