@@ -11,9 +11,16 @@ import { z } from 'zod';
  * server (control.ts) and the client (cli/control-client.ts).
  *
  * The endpoint is a local socket, never a TCP port: a Unix domain socket `agent.sock` in the data
- * folder (owner-only, like the folder), or on Windows a named pipe whose name is derived from the
- * data folder (its default security lets only the owner, SYSTEM and Administrators write to it).
- * Who may connect is decided by the operating system, so the channel needs no token of its own.
+ * folder (owner-only, like the folder), or on Windows a named pipe (its default security lets only
+ * the owner, SYSTEM and Administrators write to it). Who may connect is decided by the operating
+ * system, so the channel needs no token of its own.
+ *
+ * A pipe's name is global on Windows: whichever process creates it first owns it. A name another
+ * account could work out (one derived from the data folder, as 0.3's first builds used) let that
+ * account create the pipe before the service did, and then answer the command line and the tray in
+ * the agent's place, or stop the agent's start. So each start picks a new random name and writes it
+ * to CONTROL_PIPE_FILE in the data folder, which only the accounts allowed on the channel can read;
+ * a client reads the name there just before it connects.
  */
 
 export const CONTROL_SOCKET_FILE = 'agent.sock';
@@ -31,10 +38,34 @@ function folderKey(dataDir: string): string {
  * owner-only before use, so another account cannot plant a socket there).
  */
 export function controlEndpoint(dataDir: string, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return `\\\\.\\pipe\\pos-sync-agent-${folderKey(dataDir)}`;
+  // Windows: the file naming this start's pipe (controlTarget reads it).
+  if (platform === 'win32') return path.win32.join(dataDir, CONTROL_PIPE_FILE);
   const inFolder = path.join(path.resolve(dataDir), CONTROL_SOCKET_FILE);
   if (Buffer.byteLength(inFolder) <= MAX_SOCKET_PATH_BYTES) return inFolder;
   return path.join(privateRuntimeDir(), `${folderKey(dataDir)}.sock`);
+}
+
+/** Windows: the file in the data folder naming the running agent's control pipe. */
+export const CONTROL_PIPE_FILE = 'control-pipe';
+
+const CONTROL_PIPE_NAME = /^\\\\\.\\pipe\\pos-sync-agent-[0-9a-f]{16}-[0-9a-f]{32}$/;
+
+/** Windows: a pipe name for this start that no other account can guess (see the module comment). */
+export function newControlPipe(dataDir: string): string {
+  return `\\\\.\\pipe\\pos-sync-agent-${folderKey(dataDir)}-${crypto.randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * Where a client connects for `endpoint` (controlEndpoint): the socket itself, or on Windows the pipe
+ * the file names. Reading the file fails as connecting would: ENOENT when no agent has started on the
+ * folder, EACCES or EPERM for an account the folder does not let in. A file that names no control
+ * pipe is treated as no agent.
+ */
+export function controlTarget(endpoint: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform !== 'win32') return endpoint;
+  const name = fs.readFileSync(endpoint, 'utf8').trim();
+  if (!CONTROL_PIPE_NAME.test(name)) throw Object.assign(new Error(`${endpoint} names no control pipe`), { code: 'ENOENT' });
+  return name;
 }
 
 function privateRuntimeDir(): string {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { z } from 'zod';
 import { AppError } from '../errors';
-import { ACTOR_HEADER, ErrorReply, PingReply } from './control-protocol';
+import { ACTOR_HEADER, controlTarget, ErrorReply, PingReply } from './control-protocol';
 
 /**
  * One request on the control channel (control-protocol.ts), checked against the route's reply schema.
@@ -31,7 +31,8 @@ export class ControlClient {
     return new Promise<T>((resolve, reject) => {
       const r = http.request(
         {
-          socketPath: this.endpoint,
+          // On Windows, the pipe the agent's file names now (read here, as the connection is made).
+          socketPath: controlTarget(this.endpoint),
           path: req.route,
           method: req.method,
           headers: {

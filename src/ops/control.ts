@@ -9,7 +9,7 @@ import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
 import { controlSecretRoutes } from './control-secrets';
-import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir } from './control-protocol';
+import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir, newControlPipe } from './control-protocol';
 
 /**
  * The agent's end of the control channel (control-protocol.ts): the CLI's data-changing commands
@@ -92,11 +92,14 @@ export class ControlService implements AgentService {
   readonly name = 'control';
   private server: http.Server | null = null;
   private endpoint: string | null = null;
+  private pipe: string | null = null;
 
   constructor(private readonly log: Logger) {}
 
   async start(agent: Agent): Promise<void> {
     const endpoint = controlEndpoint(agent.config.dataDir);
+    // Windows: this start's own pipe, named in the data folder once it listens (control-protocol.ts).
+    const pipe = process.platform === 'win32' ? newControlPipe(agent.config.dataDir) : null;
     if (process.platform !== 'win32') {
       ensurePrivateRuntimeDir(endpoint, true);
       // A socket left by a crash: this process holds the data folder's lock, so no agent uses it.
@@ -107,16 +110,25 @@ export class ControlService implements AgentService {
     server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(endpoint, () => {
+      server.listen(pipe ?? endpoint, () => {
         server.off('error', reject);
         resolve();
       });
     });
-    // The umask makes the socket owner-only; say so explicitly where the platform allows.
-    if (process.platform !== 'win32') fs.chmodSync(endpoint, 0o600);
+    if (pipe) {
+      // Whole or not at all: a client never reads half a name.
+      const partial = `${endpoint}.${process.pid}.tmp`;
+      fs.writeFileSync(partial, `${pipe}\n`, { mode: 0o600 });
+      fs.renameSync(partial, endpoint);
+    } else {
+      // The umask makes the socket owner-only; say so explicitly where the platform allows.
+      fs.chmodSync(endpoint, 0o600);
+    }
     this.server = server;
     this.endpoint = endpoint;
-    this.log.info(`control channel for the command line at ${endpoint}`);
+    this.pipe = pipe;
+    // The pipe's name stays out of the log: the file is what lets a client find it.
+    this.log.info(pipe ? `control channel for the command line on a named pipe, named in ${endpoint}` : `control channel for the command line at ${endpoint}`);
   }
 
   async stop(): Promise<void> {
@@ -125,7 +137,17 @@ export class ControlService implements AgentService {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (this.endpoint && process.platform !== 'win32') fs.rmSync(this.endpoint, { force: true });
+    if (this.endpoint && this.pipe) {
+      // Only a file that still names this start's pipe.
+      try {
+        if (fs.readFileSync(this.endpoint, 'utf8').trim() === this.pipe) fs.rmSync(this.endpoint, { force: true });
+      } catch {
+        // Gone already.
+      }
+    } else if (this.endpoint) {
+      fs.rmSync(this.endpoint, { force: true });
+    }
     this.endpoint = null;
+    this.pipe = null;
   }
 }

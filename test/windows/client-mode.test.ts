@@ -66,7 +66,9 @@ const mode = client.desktopMode({ file: configFile, source: 'machine', machine: 
       view: { kind: string; summary?: { light: string; headline: string } };
       link: { kind: string; url?: string };
     };
-    assert.match(got.control, /^\\\\\.\\pipe\\pos-sync-agent-[0-9a-f]{16}$/);
+    // The file in the service's data folder naming this start's pipe, which the client read to connect.
+    assert.equal(got.control, `${winPath(dataDir)}\\control-pipe`);
+    assert.match(fs.readFileSync(path.join(dataDir, 'control-pipe'), 'utf8'), /^\\\\\.\\pipe\\pos-sync-agent-[0-9a-f]{16}-[0-9a-f]{32}\n$/);
     assert.equal(got.view.kind, 'status', JSON.stringify(got.view));
     assert.equal(got.view.summary?.light, 'green', got.view.summary?.headline);
     assert.equal(got.link.kind, 'link', JSON.stringify(got.link));

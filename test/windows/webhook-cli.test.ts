@@ -45,6 +45,16 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     await agent?.stop();
   });
 
+  it('names its pipe (random, not derived from the folder) in the data folder, where the command line finds it', async () => {
+    for (const command of ['pause', 'resume']) {
+      const r = await cli(args(command), out);
+      assert.equal(r.code, 0, r.stderr);
+      const pid = /Handed to the running agent \(pid (\d+)\)/.exec(r.stdout)?.[1];
+      assert.ok(pid !== undefined, `${command}: ${r.stdout}`);
+    }
+    assert.match(fs.readFileSync(path.join(dataDir, 'control-pipe'), 'utf8'), /^\\\\\.\\pipe\\pos-sync-agent-[0-9a-f]{16}-[0-9a-f]{32}\n$/);
+  });
+
   it('receives, answers a duplicate, holds an update until its parent arrives, then applies both', async () => {
     const first = await post(agent.url, sample(1), HEADERS);
     assert.equal(first.status, 200, first.body);
@@ -119,6 +129,7 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
 
   it('with no agent running: status says so, and the changing commands do their work themselves', async () => {
     assert.equal(await agent.stop(), 0, agent.output());
+    assert.equal(fs.existsSync(path.join(dataDir, 'control-pipe')), false, 'a clean stop removes the file naming its pipe');
     const status = await cli(args('status'), out);
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /Agent not running/);

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { resolveSiteConfig, type SiteConfig } from '../../../src/config/site';
-import { controlEndpoint } from '../../../src/ops/control-protocol';
 import { askService, desktopMode, probeService, serviceLoginLink, type ServiceEndpoints } from '../../../src/electron/service-client';
 import { freePort, REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../../helpers/child-agent';
 import { SAMPLES_DIR, tempDir } from '../../helpers/fixtures';
@@ -70,9 +69,9 @@ describe('client mode: the decision (service-client.ts)', () => {
         control: '/var/lib/pos-sync-agent/agent.sock',
       },
     });
-    // Windows: the named pipe derived from the service's data folder, as the service names it.
+    // Windows: the file in the service's data folder that names its pipe (control-protocol.ts).
     const win = desktopMode(machine, {}, 'C:\\ProgramData\\POS Sync Agent\\data', 'win32');
-    assert.equal(win.kind === 'client' && win.service.control, controlEndpoint('C:\\ProgramData\\POS Sync Agent\\data', 'win32'));
+    assert.equal(win.kind === 'client' && win.service.control, 'C:\\ProgramData\\POS Sync Agent\\data\\control-pipe');
     // Defaults when the file sets no ports; a receiver on all interfaces is reached on loopback.
     const defaults = desktopMode(machine, { webhook: { host: '0.0.0.0' } }, '/var/lib/pos-sync-agent', 'linux');
     assert.equal(defaults.kind === 'client' && defaults.service.adminUrl, 'http://127.0.0.1:8780/');
