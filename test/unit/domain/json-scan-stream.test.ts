@@ -119,10 +119,12 @@ describe('scanning a body piece by piece', () => {
 });
 
 /** Bytes that are not UTF-8, or cut sequences, at random places in a body. */
+// Each edit is left out a third of the time (fast-check's default, a sixth, drew an untouched body
+// about 300 times in 4,000 runs, at the very edge of the check below).
 const BAD_UTF8 = [[0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0xc3, 0xa9]];
 
 const envelopes = fc
-  .tuple(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 }), fc.string({ unit: 'grapheme' }), fc.option(fc.tuple(fc.nat(), fc.constantFrom(...INSERTS)), { nil: null }), fc.option(fc.tuple(fc.nat(), fc.constantFrom(...BAD_UTF8)), { nil: null }))
+  .tuple(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 }), fc.string({ unit: 'grapheme' }), fc.option(fc.tuple(fc.nat(), fc.constantFrom(...INSERTS)), { nil: null, freq: 2 }), fc.option(fc.tuple(fc.nat(), fc.constantFrom(...BAD_UTF8)), { nil: null, freq: 2 }))
   .map(([items, name, edit, bad]) => {
     let text = JSON.stringify({ ChangeSequence: 2, ParentChangeSequence: 1, LocationID: 7, LocationName: name, CurrencyIsoCode: 'GBP', ScheduledItems: items });
     if (edit) {
