@@ -156,7 +156,11 @@ interface RunSizeFigures {
 const RUN_SIZES_TABLE = {
   bench: 'run-S-M-L',
   render(r: BenchRecord): string {
-    const { results: sizes, serveIdle } = r.figures as { results: RunSizeFigures[]; serveIdle?: { command: string; rssBytes: number; agentThreads: string[] } };
+    const { results: sizes, serveIdle, nodeFloor } = r.figures as {
+      results: RunSizeFigures[];
+      serveIdle?: { command: string; rssBytes: number; agentThreads: string[] };
+      nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number };
+    };
     const row = (what: string, target: string, cell: (s: RunSizeFigures) => string): string => `| ${what} | ${sizes.map(cell).join(' | ')} | ${target} |`;
     const met = (v: number, ok: boolean): string => `${v.toFixed(2)}${ok ? '' : ' (not met)'}`;
     const rows = [
@@ -178,6 +182,11 @@ const RUN_SIZES_TABLE = {
     const lines = [...rows];
     if (serveIdle) {
       lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'}).`);
+    }
+    if (nodeFloor) {
+      const threads = 3;
+      const floor = nodeFloor.bareRssBytes + (threads - 1) * nodeFloor.perEmptyWorkerBytes;
+      lines.push('', `The floor, same run: a Node process that loads nothing idles at ${mb(nodeFloor.bareRssBytes)}, and each worker thread that loads nothing adds ${mb(nodeFloor.perEmptyWorkerBytes)}: ${mb(floor)} for ${threads} threads before any of the agent's code.`);
     }
     if (heaps) {
       const parts = Object.entries(heaps).map(([name, h]) => (h ? `${name} ${mib(h.totalHeapBytes)} (${mib(h.usedHeapBytes)} used)` : `${name} not running`));

@@ -226,6 +226,45 @@ async function serveIdle(work: string): Promise<ServeIdle> {
   }
 }
 
+interface NodeFloor {
+  /** A Node process that loads nothing and waits. */
+  readonly bareRssBytes: number;
+  /** What each empty worker thread adds to it (from one with FLOOR_WORKERS of them). */
+  readonly perEmptyWorkerBytes: number;
+}
+
+const FLOOR_WORKERS = 3;
+
+/** RSS of `node -e SCRIPT` once it has settled (Linux: /proc). */
+async function settledRss(script: string): Promise<number> {
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the floor probe exited (${code}) before it was ready`)));
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
+    if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
+    return kib * 1024;
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/**
+ * The floor under any agent on this machine and Node, measured in the same run: a Node process doing
+ * nothing, and what each worker thread that loads nothing adds. `serve` idles on three threads.
+ */
+async function nodeFloor(): Promise<NodeFloor> {
+  const waiting = "setInterval(() => {}, 1e6); process.stdout.write('ready\\n');";
+  const bare = await settledRss(waiting);
+  const workers = await settledRss(`const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${FLOOR_WORKERS}; i++) { const w = new Worker("require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);", { eval: true }); w.once('message', () => { if (++up === ${FLOOR_WORKERS}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`);
+  return { bareRssBytes: bare, perEmptyWorkerBytes: (workers - bare) / FLOOR_WORKERS };
+}
+
 type InboxState = Database.Statement<[number, number], { state: string; apply_ms: number | null }>;
 
 /** How long a first publication may take to apply before the bench gives up (L takes 2-3 s here). */
@@ -661,14 +700,15 @@ function table(results: SizeResult[]): string {
 async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-bench-'));
   try {
+    const floor = await nodeFloor();
     log('serve: waiting for its applier thread to rest');
     const serve = await serveIdle(work);
     const results: SizeResult[] = [];
     for (const spec of selected) results.push(await runSize(spec, work));
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
-    recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, tmpdir: machine.tmpdir, tillBinding });
-    if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve })}\n`);
-    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'}\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
+    recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
+    if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, nodeFloor: floor })}\n`);
+    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'}\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
