@@ -59,10 +59,13 @@ export const WebhookSchema = z.strictObject({
   /** Bytes of request bodies held in memory at once, over all calls; beyond it a call gets 503 and Retry-After. */
   maxBodyMemoryBytes: z.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
 }).superRefine((webhook, ctx) => {
-  // A body held in memory (one sent chunked or compressed) may be up to maxBodyBytes: below that, such
-  // a body would be answered 503 every time it is sent.
-  if (webhook.maxBodyMemoryBytes < webhook.maxBodyBytes) {
-    ctx.addIssue({ code: 'custom', path: ['maxBodyMemoryBytes'], message: `must be at least webhook.maxBodyBytes (${webhook.maxBodyBytes})` });
+  // One call holds at most this much of its body in memory: a body of fileBodyFromBytes or more is
+  // written to a file as it arrives (a chunked or compressed one once it reaches that size). With a
+  // budget below it, such a body would be answered 503 every time it is sent.
+  const heldAtMost = Math.min(webhook.maxBodyBytes, webhook.fileBodyFromBytes);
+  if (webhook.maxBodyMemoryBytes < heldAtMost) {
+    const which = heldAtMost === webhook.fileBodyFromBytes ? 'webhook.fileBodyFromBytes' : 'webhook.maxBodyBytes';
+    ctx.addIssue({ code: 'custom', path: ['maxBodyMemoryBytes'], message: `must be at least ${which} (${heldAtMost}), the most of one body held in memory` });
   }
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { startTestAgent } from '../helpers/agent';
-import { tempDir } from '../helpers/fixtures';
+import { item, price, tempDir, update } from '../helpers/fixtures';
 import { openDatabase, storeFilePath } from '../../src/store/database';
 import { Inbox, keepQuarantinedBody, type QuarantineLimits } from '../../src/store/inbox';
 import { storedBody } from '../../src/store/queries';
@@ -163,10 +163,42 @@ describe('the quarantine budget', () => {
 });
 
 describe('the flood limits in the configuration', () => {
-  it('refuse a body-memory budget below the body limit, naming the key', () => {
-    assert.throws(() => parseConfig({ dataDir: tempDir(), webhook: { maxBodyBytes: 300 * 1024 * 1024 } }), /webhook\.maxBodyMemoryBytes: must be at least webhook\.maxBodyBytes/);
+  it('refuse a body-memory budget below what one body holds in memory, naming the key', () => {
+    const MiB = 1024 * 1024;
+    assert.throws(() => parseConfig({ dataDir: tempDir(), webhook: { fileBodyFromBytes: 64 * MiB, maxBodyMemoryBytes: 32 * MiB } }), /webhook\.maxBodyMemoryBytes: must be at least webhook\.fileBodyFromBytes \(67108864\)/);
+    assert.throws(() => parseConfig({ dataDir: tempDir(), webhook: { fileBodyFromBytes: 64 * MiB, maxBodyBytes: 8 * MiB, maxBodyMemoryBytes: 4 * MiB } }), /webhook\.maxBodyMemoryBytes: must be at least webhook\.maxBodyBytes \(8388608\)/);
+    // Bodies larger than the budget go to files: a site may accept them without a larger budget.
+    assert.equal(parseConfig({ dataDir: tempDir(), webhook: { maxBodyBytes: 300 * MiB } }).webhook.maxBodyMemoryBytes, 256 * MiB);
     const defaults = parseConfig({ dataDir: tempDir() }).webhook;
-    assert.ok(defaults.maxBodyMemoryBytes >= defaults.maxBodyBytes);
+    assert.ok(defaults.maxBodyMemoryBytes >= Math.min(defaults.maxBodyBytes, defaults.fileBodyFromBytes));
     assert.ok(defaults.refusedBodyWaitMs < defaults.requestTimeoutMs);
+  });
+
+  it('accept bodies larger than the memory budget, whole or chunked: they go to files', { timeout: 60_000 }, async () => {
+    const MiB = 1024 * 1024;
+    const t = await startTestAgent({ webhook: { maxBodyBytes: 4 * MiB, maxBodyMemoryBytes: MiB, fileBodyFromBytes: MiB } });
+    const big = (seq: number): Buffer => {
+      const items = Array.from({ length: 9000 }, (_, i) => item(String(i), `ITEM-${i}`, [price('2026-12-01', '2027-12-31', 'Eat In', '4.50')]));
+      const raw = Buffer.from(JSON.stringify(update(41, seq, seq - 1, items)));
+      assert.ok(raw.length > 1.5 * MiB && raw.length < 4 * MiB, `${raw.length} bytes`);
+      return raw;
+    };
+    const whole = await t.post(big(1));
+    assert.equal(whole.status, 200, JSON.stringify(whole.json));
+    const chunks = big(2);
+    const chunked = await fetch(t.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < chunks.length; at += 64 * 1024) controller.enqueue(chunks.subarray(at, at + 64 * 1024));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit & { duplex: 'half' });
+    assert.equal(chunked.status, 200, await chunked.text());
+    const files = (t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM inbox_body_files').get() as { n: number }).n;
+    assert.equal(files, 2, 'both written to files');
   });
 });
