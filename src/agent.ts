@@ -155,7 +155,9 @@ export class Agent {
     this.resume = leftOverAtStart(this.core.agentDb, this.core.tillDb, this.core.status(), new Date());
     setResumeNote(this.core.agentDb, this.resume);
     if (this.resume) log.info(resumeText(this.resume, this.core.paused ? 'paused' : 'running'));
-    // Finish whatever a previous run (or a crash) left pending before taking new deliveries.
+    // Finish whatever a previous run (or a crash) left pending before taking new deliveries. That
+    // drain sees agent.db as it is now: the poll looks for changes after this point only.
+    this.seenDataVersion = this.core.agentDb.pragma('data_version', { simple: true }) as number;
     this.scheduleDrain();
     this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
         this.stored += 1;

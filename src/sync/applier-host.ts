@@ -105,7 +105,7 @@ export class ApplierHost {
     this.restTimer = setTimeout(() => {
       this.restTimer = null;
       if (this.closing || this.inFlight > 0) return;
-      this.thread.rest({ type: 'close' }).catch((err: unknown) => this.log.error(`applier thread: could not rest: ${String(err)}`));
+      this.thread.rest({ type: 'close', optimize: false }).catch((err: unknown) => this.log.error(`applier thread: could not rest: ${String(err)}`));
     }, this.restAfterMs);
     // A resting timer never keeps the process alive.
     this.restTimer.unref();
@@ -161,6 +161,6 @@ export class ApplierHost {
     // The drain under way ends after the update it is applying; the rest waits for the next start.
     Atomics.store(this.stopFlag, 0, 1);
     await this.drainRunning?.catch(() => undefined);
-    await this.thread.stop({ type: 'close' });
+    await this.thread.stop({ type: 'close', optimize: true });
   }
 }

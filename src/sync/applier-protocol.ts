@@ -24,7 +24,12 @@ export type ApplierRequest =
   | { readonly type: 'drain' }
   | { readonly type: 'force-apply'; readonly inboxId: number; readonly actor: string; readonly reason: string }
   | { readonly type: 'prune-ranges'; readonly request: RangePruneRequest }
-  | { readonly type: 'close' };
+  /**
+   * The thread's last request: close its connections. `optimize` (at shutdown) lets SQLite refresh its
+   * statistics first, which may write to both files; a rest (ApplierHost) does not, so that ending the
+   * thread is not itself a change the poll would wake it for.
+   */
+  | { readonly type: 'close'; readonly optimize: boolean };
 
 export interface DrainReply {
   readonly applied: AppliedUpdate[];

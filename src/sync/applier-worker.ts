@@ -65,10 +65,12 @@ emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | Force
       return pruneRangeBatch(till, request.request);
     case 'close': {
       for (const db of [till, agent]) {
-        try {
-          db.pragma('optimize');
-        } catch {
-          // Best effort: a failing disk must not stop a shutdown.
+        if (request.optimize) {
+          try {
+            db.pragma('optimize');
+          } catch {
+            // Best effort: a failing disk must not stop a shutdown.
+          }
         }
         db.close();
       }
