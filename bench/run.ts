@@ -180,6 +180,9 @@ interface ServeIdle {
   /** What ran: `pos-sync-agent serve` through bin/, with the status window on and staff off. */
   readonly command: string;
   readonly rssBytes: number;
+  /** Of the RSS: pages of files (the node binary, ICU's data in it, libraries), and anonymous memory (heaps, stacks, malloc), from /proc/PID/smaps_rollup. */
+  readonly fileBackedBytes: number;
+  readonly anonymousBytes: number;
   /** From `Receiving menu cycle updates` on stdout to the applier thread's end. */
   readonly restWaitMs: number;
   /** The agent's own threads (named) when measured. */
@@ -218,7 +221,13 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
     if (!Number.isFinite(rssKiB)) throw new Error('no VmRSS in /proc/PID/status');
     const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'inbox', 'applier'].includes(n));
-    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, restWaitMs, agentThreads };
+    const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
+    const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
+    const anonymousBytes = kibOf('Anonymous') * 1024;
+    // The agent maps no shared memory: what is not anonymous is pages of files.
+    const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
+    if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
+    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -708,7 +717,7 @@ async function main(): Promise<void> {
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
     recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
     if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, nodeFloor: floor })}\n`);
-    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'}\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
+    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB)\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
