@@ -180,6 +180,8 @@ interface ServeIdle {
   /** What ran: `pos-sync-agent serve` through bin/, with the status window on and staff off. */
   readonly command: string;
   readonly rssBytes: number;
+  /** Just before the applier thread (from the start's drain) rested: what the rest gives back is the difference. */
+  readonly awakeRssBytes: number;
   /** Of the RSS: pages of files (the node binary, ICU's data in it, libraries), and anonymous memory (heaps, stacks, malloc), from /proc/PID/smaps_rollup. */
   readonly fileBackedBytes: number;
   readonly anonymousBytes: number;
@@ -210,16 +212,25 @@ async function serveIdle(work: string): Promise<ServeIdle> {
       await new Promise((r) => setTimeout(r, 50));
     }
     const started = performance.now();
+    const rssNow = (): number => {
+      const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
+      if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
+      return kib * 1024;
+    };
+    // The last reading while the applier thread (from the start's drain) still runs: what its rest
+    // gives back is the difference to the reading after it, a quarter of a second apart.
+    let awakeRssBytes: number | null = null;
     while (threadNames(child.pid!).includes('applier')) {
       if (performance.now() - started > REST_DEADLINE_MS) throw new Error(`serve's applier thread did not rest within ${REST_DEADLINE_MS / 1000} s`);
+      const rss = rssNow();
+      if (threadNames(child.pid!).includes('applier')) awakeRssBytes = rss;
       await new Promise((r) => setTimeout(r, 250));
     }
+    if (awakeRssBytes === null) throw new Error("serve's applier thread rested before the bench could read serve's memory with it");
     const restWaitMs = performance.now() - started;
     // A moment for the ended thread's memory to be handed back.
     await new Promise((r) => setTimeout(r, 1000));
-    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    if (!Number.isFinite(rssKiB)) throw new Error('no VmRSS in /proc/PID/status');
+    const rssKiB = rssNow() / 1024;
     const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'inbox', 'applier'].includes(n));
     const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
     const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
@@ -227,7 +238,7 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     // The agent maps no shared memory: what is not anonymous is pages of files.
     const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
     if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
-    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
+    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, awakeRssBytes, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -717,7 +728,7 @@ async function main(): Promise<void> {
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
     recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
     if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, nodeFloor: floor })}\n`);
-    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB)\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
+    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
