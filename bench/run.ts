@@ -165,6 +165,30 @@ async function applierRested(agent: ChildAgent): Promise<number> {
   return performance.now() - started;
 }
 
+/** How long RSS must stay the same for the bench to call it settled, and the most it waits for that. */
+const SETTLE_QUIET_MS = 10_000;
+const SETTLE_MAX_MS = 60_000;
+
+/**
+ * RSS once it has stopped changing after the applier's rest: the thread's memory is not all handed
+ * back at once (some seconds later the rest of it goes), and a site's idle agent is the settled one.
+ */
+async function settledIdleRss(read: () => Promise<number> | number): Promise<{ rssBytes: number; settledAfterMs: number }> {
+  const started = performance.now();
+  let rss = await read();
+  let since = started;
+  while (performance.now() - since < SETTLE_QUIET_MS) {
+    if (performance.now() - started > SETTLE_MAX_MS) throw new Error(`RSS did not settle within ${SETTLE_MAX_MS / 1000} s of the applier's rest`);
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await read();
+    if (now !== rss) {
+      rss = now;
+      since = performance.now();
+    }
+  }
+  return { rssBytes: rss, settledAfterMs: since - started };
+}
+
 /** The names of a process's threads (Linux: /proc/PID/task/TID/comm). */
 function threadNames(pid: number): string[] {
   return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
@@ -185,6 +209,8 @@ interface ServeIdle {
   /** Of the RSS: pages of files (the node binary, ICU's data in it, libraries), and anonymous memory (heaps, stacks, malloc), from /proc/PID/smaps_rollup. */
   readonly fileBackedBytes: number;
   readonly anonymousBytes: number;
+  /** From the applier's rest to the last change of RSS (it then stayed the same for SETTLE_QUIET_MS). */
+  readonly settledAfterMs: number;
   /** From `Receiving menu cycle updates` on stdout to the applier thread's end. */
   readonly restWaitMs: number;
   /** The agent's own threads (named) when measured. */
@@ -228,9 +254,8 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     }
     if (awakeRssBytes === null) throw new Error("serve's applier thread rested before the bench could read serve's memory with it");
     const restWaitMs = performance.now() - started;
-    // A moment for the ended thread's memory to be handed back.
-    await new Promise((r) => setTimeout(r, 1000));
-    const rssKiB = rssNow() / 1024;
+    const settled = await settledIdleRss(rssNow);
+    const rssKiB = settled.rssBytes / 1024;
     const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'inbox', 'applier'].includes(n));
     const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
     const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
@@ -238,7 +263,7 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     // The agent maps no shared memory: what is not anonymous is pages of files.
     const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
     if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
-    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, awakeRssBytes, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
+    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, awakeRssBytes, settledAfterMs: settled.settledAfterMs, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -444,7 +469,9 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
   let till: TillStatements | null = null;
   try {
     const restWaitMs = await applierRested(agent);
-    const idle = await agent.stats();
+    // Settled as serve's is (settledIdleRss); the peaks below are read against this.
+    const running = agent;
+    const idle = { rssBytes: (await settledIdleRss(async () => (await running.stats()).rssBytes)).rssBytes };
     const idleThreadHeaps = await agent.threadHeaps();
     const reader = openReadOnly(storeFilePath(dataDir, 'till'));
     const agentReader = openReadOnly(storeFilePath(dataDir, 'agent'));
