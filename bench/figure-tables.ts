@@ -181,7 +181,7 @@ const RUN_SIZES_TABLE = {
     const heaps = sizes[0]?.idleThreadHeaps;
     const lines = [...rows];
     if (serveIdle) {
-      lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files (the \`node\` binary with ICU's data, better-sqlite3, libc) and ${mb(serveIdle.anonymousBytes)} anonymous memory (the threads' heaps and stacks, malloc)` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
+      lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files and ${mb(serveIdle.anonymousBytes)} anonymous memory` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
     }
     if (nodeFloor) {
       const threads = 3;

@@ -189,6 +189,13 @@ async function settledIdleRss(read: () => Promise<number> | number): Promise<{ r
   return { rssBytes: rss, settledAfterMs: since - started };
 }
 
+/** A process's resident memory now (Linux: VmRSS in /proc/PID/status). */
+function vmRssBytes(pid: number): number {
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
+  return kib * 1024;
+}
+
 /** The names of a process's threads (Linux: /proc/PID/task/TID/comm). */
 function threadNames(pid: number): string[] {
   return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
@@ -238,11 +245,7 @@ async function serveIdle(work: string): Promise<ServeIdle> {
       await new Promise((r) => setTimeout(r, 50));
     }
     const started = performance.now();
-    const rssNow = (): number => {
-      const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
-      if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
-      return kib * 1024;
-    };
+    const rssNow = (): number => vmRssBytes(child.pid!);
     // The last reading while the applier thread (from the start's drain) still runs: what its rest
     // gives back is the difference to the reading after it, a quarter of a second apart.
     let awakeRssBytes: number | null = null;
@@ -255,7 +258,6 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     if (awakeRssBytes === null) throw new Error("serve's applier thread rested before the bench could read serve's memory with it");
     const restWaitMs = performance.now() - started;
     const settled = await settledIdleRss(rssNow);
-    const rssKiB = settled.rssBytes / 1024;
     const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'inbox', 'applier'].includes(n));
     const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
     const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
@@ -263,7 +265,7 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     // The agent maps no shared memory: what is not anonymous is pages of files.
     const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
     if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
-    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: rssKiB * 1024, awakeRssBytes, settledAfterMs: settled.settledAfterMs, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
+    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: settled.rssBytes, awakeRssBytes, settledAfterMs: settled.settledAfterMs, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -280,8 +282,8 @@ interface NodeFloor {
 
 const FLOOR_WORKERS = 3;
 
-/** RSS of `node -e SCRIPT` once it has settled (Linux: /proc). */
-async function settledRss(script: string): Promise<number> {
+/** RSS of `node -e SCRIPT` a second after it says it is ready. */
+async function probeRss(script: string): Promise<number> {
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
@@ -290,9 +292,7 @@ async function settledRss(script: string): Promise<number> {
       child.once('exit', (code) => reject(new Error(`the floor probe exited (${code}) before it was ready`)));
     });
     await new Promise((r) => setTimeout(r, 1000));
-    const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
-    if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
-    return kib * 1024;
+    return vmRssBytes(child.pid!);
   } finally {
     child.kill('SIGKILL');
     await exited;
@@ -305,8 +305,8 @@ async function settledRss(script: string): Promise<number> {
  */
 async function nodeFloor(): Promise<NodeFloor> {
   const waiting = "setInterval(() => {}, 1e6); process.stdout.write('ready\\n');";
-  const bare = await settledRss(waiting);
-  const workers = await settledRss(`const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${FLOOR_WORKERS}; i++) { const w = new Worker("require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);", { eval: true }); w.once('message', () => { if (++up === ${FLOOR_WORKERS}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`);
+  const bare = await probeRss(waiting);
+  const workers = await probeRss(`const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${FLOOR_WORKERS}; i++) { const w = new Worker("require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);", { eval: true }); w.once('message', () => { if (++up === ${FLOOR_WORKERS}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`);
   return { bareRssBytes: bare, perEmptyWorkerBytes: (workers - bare) / FLOOR_WORKERS };
 }
 

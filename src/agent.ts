@@ -4,6 +4,7 @@ import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
 import { sweepBodyFiles } from './store/body-files';
+import { preparedStatement } from './store/database';
 import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
 import { InboxHost } from './store/inbox-host';
@@ -218,7 +219,7 @@ export class Agent {
       const changed = version !== this.seenDataVersion;
       this.seenDataVersion = version;
       if (changed) return true;
-      return !this.core.paused && db.prepare("SELECT 1 FROM inbox WHERE state = 'pending' LIMIT 1").get() !== undefined;
+      return !this.core.paused && preparedStatement(db, "SELECT 1 FROM inbox WHERE state = 'pending' LIMIT 1").get() !== undefined;
     } catch (err) {
       // Storage trouble: let the applier thread meet it and report it as it does.
       this.log.error(`poll: ${describeError(err)}`);
@@ -240,7 +241,7 @@ export class Agent {
     if (!this.resume || this.stopping || !this.core.isOpen || this.core.paused) return;
     try {
       const i = this.resume.interrupted;
-      if (i && this.core.agentDb.prepare("SELECT 1 FROM inbox WHERE location_id = ? AND change_sequence = ? AND state = 'pending'").get(i.locationId, i.changeSequence)) return;
+      if (i && preparedStatement(this.core.agentDb, "SELECT 1 FROM inbox WHERE location_id = ? AND change_sequence = ? AND state = 'pending'").get(i.locationId, i.changeSequence)) return;
       this.resume = null;
       setResumeNote(this.core.agentDb, null);
       this.log.info('finished resuming what the agent left when it stopped');

@@ -8,6 +8,7 @@ import { errorMiddleware } from '../http/errors';
 import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
+import { writeFileExclusive } from './exclusive-write';
 import { controlSecretRoutes } from './control-secrets';
 import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir, newControlPipe } from './control-protocol';
 
@@ -117,9 +118,7 @@ export class ControlService implements AgentService {
     });
     if (pipe) {
       // Whole or not at all: a client never reads half a name.
-      const partial = `${endpoint}.${process.pid}.tmp`;
-      fs.writeFileSync(partial, `${pipe}\n`, { mode: 0o600 });
-      fs.renameSync(partial, endpoint);
+      writeFileExclusive(endpoint, `${pipe}\n`);
     } else {
       // The umask makes the socket owner-only; say so explicitly where the platform allows.
       fs.chmodSync(endpoint, 0o600);
