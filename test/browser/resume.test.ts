@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -7,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { storeFilePath } from '../../src/store/database';
 import { launchBrowser } from '../helpers/browser';
-import { freePort, REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../helpers/child-agent';
+import { freePort, runCli, startChildAgent, writeConfig, type ChildAgent, type CliResult } from '../helpers/child-agent';
 import { item, price, schedule, tempDir, update } from '../helpers/fixtures';
 
 /**
@@ -22,7 +21,6 @@ import { item, price, schedule, tempDir, update } from '../helpers/fixtures';
  * looks (the apply waits for it, as it would for any other writer), and lets go after.
  */
 
-const BIN = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
 const ITEMS = 3_000;
 
 function bigUpdate(sequence: number, parent: number): Buffer {
@@ -32,10 +30,7 @@ function bigUpdate(sequence: number, parent: number): Buffer {
   return Buffer.from(JSON.stringify(update(42, sequence, parent, items)));
 }
 
-function cli(config: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--config', config], { encoding: 'utf8', timeout: 120_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (config: string, args: string[]): CliResult => runCli(config, args, { timeoutMs: 120_000 });
 
 async function until(what: string, check: () => boolean | Promise<boolean>, output: () => string = () => ''): Promise<void> {
   for (let i = 0; ; i++) {

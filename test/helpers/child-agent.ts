@@ -1,9 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/** The command as a site runs it: bin/pos-sync-agent.cjs (the build in dist/). */
+export const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `pos-sync-agent ARGS --config CONFIG` in a process of its own and waits for it to end. */
+export function runCli(config: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--config', config], {
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 60_000,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -17,6 +17,11 @@ export function sampleBodies(): { name: string; raw: Buffer }[] {
     .map((name) => ({ name, raw: fs.readFileSync(path.join(SAMPLES_DIR, name)) }));
 }
 
+/** The sample body whose file name starts with `prefix` (e.g. '01'). */
+export function samplePath(prefix: string): string {
+  return path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(prefix))!);
+}
+
 /** A fresh temporary folder, removed when the test file finishes. */
 export function tempDir(prefix = 'pos-sync-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { addDays, todayIn } from '../../src/domain/dates';
-import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { runCli, writeConfig, type CliResult } from '../helpers/child-agent';
 import { item, price, schedule, tempDir, update } from '../helpers/fixtures';
 
 /**
  * `pos-sync-agent changes` in its own process over a real data folder: the issue's example, a burger
  * going from 11.50 to 12.00 on a Monday and breakfast stopping at the weekend.
  */
-function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), ...args, '--config', config], { encoding: 'utf8', timeout: 60_000 });
-}
+const cli = (config: string, ...args: string[]): CliResult => runCli(config, args);
 
 function setUp(): string {
   const dir = tempDir('pos-sync-changes-');

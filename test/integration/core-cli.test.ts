@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
-import { SAMPLES_DIR, tempDir } from '../helpers/fixtures';
+import { runCli, writeConfig, type CliResult } from '../helpers/child-agent';
+import { samplePath, tempDir } from '../helpers/fixtures';
 
-function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), ...args, '--config', config], { encoding: 'utf8', timeout: 60_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (config: string, ...args: string[]): CliResult => runCli(config, args);
 
 describe('the CLI', () => {
   it('imports the samples out of order, shows the gap, fills it, and answers lookups', () => {
     const dir = tempDir();
     const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
-    const sample = (n: string): string => path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
+    const sample = samplePath;
 
     assert.equal(cli(config, 'import', sample('01')).status, 0);
     const third = cli(config, 'import', sample('03'));
@@ -47,7 +43,7 @@ describe('the CLI', () => {
   it('force-applies across a gap with a reason, and refuses without one', () => {
     const dir = tempDir();
     const config = writeConfig(dir, { dataDir: path.join(dir, 'data') });
-    const sample = (n: string): string => path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
+    const sample = samplePath;
     cli(config, 'import', sample('01'));
     cli(config, 'import', sample('03'));
     const noReason = cli(config, 'force-apply', '2');

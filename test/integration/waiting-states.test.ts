@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
-import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
+import { runCli, writeConfig, type CliResult } from '../helpers/child-agent';
 import { item, price, tempDir, update } from '../helpers/fixtures';
 
 /**
@@ -14,10 +13,7 @@ import { item, price, tempDir, update } from '../helpers/fixtures';
  * updates for a location the site is not configured for are stored, not applied.
  */
 
-function cli(config: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), ...args, '--config', config], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (config: string, args: string[], env: NodeJS.ProcessEnv = {}): CliResult => runCli(config, args, { env });
 
 function file(dir: string, name: string, body: unknown): string {
   const f = path.join(dir, name);

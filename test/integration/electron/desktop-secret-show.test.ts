@@ -13,7 +13,7 @@ import { controlEndpoint } from '../../../src/ops/control-protocol';
 import { safeStorageSecretsFile } from '../../../src/ops/desktop-secrets-file';
 import { ensureWebhookToken } from '../../../src/ops/webhook-token';
 import { webhookTokenFromDesktop } from '../../../src/cli/desktop-secret';
-import { REPO_ROOT } from '../../helpers/child-agent';
+import { runCli, type CliResult } from '../../helpers/child-agent';
 import { FakeSafeStorage } from '../../helpers/fake-safe-storage';
 import { forkAgentProcess } from '../../helpers/fork-child';
 import { reachableByNobody } from '../../helpers/second-user';
@@ -27,12 +27,7 @@ import { needs } from '../../helpers/system';
  * safeStorage; the CLI is the real command, a separate process, over the real control socket.
  */
 
-const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
-
-function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--config', config], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN: '' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (config: string, ...args: string[]): CliResult => runCli(config, args, { env: { POS_SYNC_SECRET_WEBHOOK_BEARERTOKEN: '' } });
 
 function shown(dataDir: string): { actor: string; details: string }[] {
   const db = new Database(path.join(dataDir, 'agent.db'), { readonly: true });

@@ -6,8 +6,8 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { resolveSiteConfig, type SiteConfig } from '../../../src/config/site';
 import { askService, desktopMode, probeService, serviceLoginLink, type ServiceEndpoints } from '../../../src/electron/service-client';
-import { freePort, REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../../helpers/child-agent';
-import { SAMPLES_DIR, tempDir } from '../../helpers/fixtures';
+import { freePort, runCli, startChildAgent, writeConfig, type ChildAgent, type CliResult } from '../../helpers/child-agent';
+import { samplePath, tempDir } from '../../helpers/fixtures';
 import { reachableByNobody } from '../../helpers/second-user';
 import { needs } from '../../helpers/system';
 
@@ -19,16 +19,8 @@ import { needs } from '../../helpers/system';
  */
 
 const LINUX = { platform: 'linux' as const, home: '/home/manager', cwd: '/', env: {} };
-const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
-
-function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--config', config], { encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function sample(n: string): string {
-  return path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
-}
+const cli = (config: string, ...args: string[]): CliResult => runCli(config, args);
+const sample = samplePath;
 
 function auditRows(dataDir: string): { actor: string; action: string; details: string }[] {
   const db = new Database(path.join(dataDir, 'agent.db'), { readonly: true });

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { controlEndpoint } from '../../../src/ops/control-protocol';
-import { REPO_ROOT, startChildAgent, writeConfig, type ChildAgent } from '../../helpers/child-agent';
-import { SAMPLES_DIR, tempDir } from '../../helpers/fixtures';
+import { runCli, startChildAgent, writeConfig, type ChildAgent, type CliResult } from '../../helpers/child-agent';
+import { samplePath, tempDir } from '../../helpers/fixtures';
 import { reachableByNobody } from '../../helpers/second-user';
 import { needs } from '../../helpers/system';
 
@@ -16,16 +16,8 @@ import { needs } from '../../helpers/system';
  * only when none runs. Real `serve` processes, real CLI processes, real files.
  */
 
-const CLI = path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs');
-
-function cli(config: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--config', config], { encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function sample(n: string): string {
-  return path.join(SAMPLES_DIR, fs.readdirSync(SAMPLES_DIR).find((f) => f.startsWith(n))!);
-}
+const cli = (config: string, ...args: string[]): CliResult => runCli(config, args);
+const sample = samplePath;
 
 function applied(dataDir: string): number | null {
   const db = new Database(path.join(dataDir, 'pos-sync.db'), { readonly: true });
