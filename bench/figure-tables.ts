@@ -36,6 +36,8 @@ interface RunFigures {
       eventLoopDelay: { p99Ms: number };
       tillLookupDuringApply: { reader: string; lookups: number; p50Ms: number; p99Ms: number };
       ratios: { longestSmallAckVsIdleP99: number };
+      /** Absent from results before the bench measured the receipt too. */
+      smallAcksDuringReceipt?: { maxMs: number };
     };
   }[];
 }
@@ -93,7 +95,8 @@ export const RUN_L_TABLE = {
     if (l.tillLookup) rows.push(vs(`till lookup p99, idle (${l.tillLookup.reader})`, l.tillLookup.p99Ms, ms(l.tillLookup.p99Ms, 3), '< 1 ms', (v) => v < 1));
     const d = l.duringApply;
     if (d) {
-      rows.push(vs('longest small ack during a second L apply / idle p99 small ack', d.ratios.longestSmallAckVsIdleP99, d.ratios.longestSmallAckVsIdleP99.toFixed(2), '≤ 10', (v) => v <= 10));
+      const window = d.smallAcksDuringReceipt ? "a second L's receipt and apply" : 'a second L apply';
+      rows.push(vs(`longest small ack during ${window} / idle p99 small ack`, d.ratios.longestSmallAckVsIdleP99, d.ratios.longestSmallAckVsIdleP99.toFixed(2), '≤ 10', (v) => v <= 10));
       rows.push(vs("receiver's event-loop delay p99 during that apply", d.eventLoopDelay.p99Ms, ms(d.eventLoopDelay.p99Ms, 2), '≤ 20 ms', (v) => v <= 20));
       rows.push(vs(`till lookup p99 during that apply (${d.tillLookupDuringApply.reader})`, d.tillLookupDuringApply.p99Ms, ms(d.tillLookupDuringApply.p99Ms, 3), '< 0.2 ms', (v) => v < 0.2));
     }

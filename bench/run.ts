@@ -405,12 +405,17 @@ interface DuringApply {
   /** The L-sized price edit applied while the rest was measured. */
   readonly applyMs: number;
   readonly idleSmallAck: { count: number; p50Ms: number; p99Ms: number };
+  /** From sending the L edit to its 200: the body received, written and checked. */
+  readonly receiptMs: number;
+  /** Small deliveries that started during that receipt. */
+  readonly smallAcksDuringReceipt: { count: number; p50Ms: number; maxMs: number };
   readonly smallAcksDuringApply: { count: number; p50Ms: number; maxMs: number };
   readonly eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
   /** `reader`: where the till ran and its SQLite, e.g. "bench process, node:sqlite" or "own process, system SQLite (Python)". */
   readonly tillLookupDuringApply: LookupStats & { reader: string };
   /** The same reader while a plain process at the applier's priority repeats the raw row-insert baseline, small deliveries arriving as during the apply. */
   readonly tillLookupUnderPlainWriter: LookupStats & { windowMs: number; smallAcks: number };
+  /** longestSmallAckVsIdleP99: the longest small ack during the receipt and the apply together. */
   readonly ratios: { longestSmallAckVsIdleP99: number; tillLookupP99VsPlainWriter: number };
 }
 
@@ -525,8 +530,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
          * Small deliveries for another location one after another (--small-gap-ms apart) and, without a till
          * process, the bench's till lookups in batches of 50, until `done()`.
          */
-        const underLoad = async (done: () => boolean, acks: number[], lookupsOut: number[]): Promise<void> => {
-          const sender = small.sendUntil(done, smallGapMs, acks, 'under load');
+        const underLoad = async (done: () => boolean, acks: number[], lookupsOut: number[], ackStarts?: number[]): Promise<void> => {
+          const sender = small.sendUntil(done, smallGapMs, acks, 'under load', ackStarts);
           const tillReads = (async () => {
             while (!done() && !ownTill) {
               for (let i = 0; i < 50; i++) {
@@ -568,20 +573,29 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         plainWriter = null;
 
         // During the apply of a second L-sized update: small deliveries keep coming, the till keeps reading.
+        // The small deliveries start before the edit is sent: those that start while its body is received
+        // and checked count as "during the receipt", the rest as "during the apply".
         const edit = nextPriceEdit(body);
         await agent.loopDelayStart();
+        const allAcks: number[] = [];
+        const ackStarts: number[] = [];
+        const duringLookups: number[] = [];
+        let editApplied = false;
+        const load = underLoad(() => editApplied, allAcks, duringLookups, ackStarts);
+        await new Promise((r) => setTimeout(r, 50));
+        const receiptStarted = performance.now();
         const editAck = await post(agent.url, edit);
         if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
         const applyStarted = performance.now();
-        const duringAcks: number[] = [];
-        const duringLookups: number[] = [];
-        let editApplied = false;
         const watcher = (async () => {
           while (state.get(update.locationId, update.changeSequence + 1)?.state !== 'applied') await new Promise((r) => setTimeout(r, 2));
           editApplied = true;
         })();
-        await Promise.all([watcher, underLoad(() => editApplied, duringAcks, duringLookups)]);
+        await Promise.all([watcher, load]);
         const applyEnded = performance.now();
+        const receiptAcks = allAcks.filter((_, i) => ackStarts[i]! >= receiptStarted && ackStarts[i]! < applyStarted);
+        const duringAcks = allAcks.filter((_, i) => ackStarts[i]! >= applyStarted);
+        if (receiptAcks.length === 0) throw new Error('no small delivery started while the L edit was received');
         const editApplyMs = applyEnded - applyStarted;
         if (ownTill) {
           for (const sample of await ownTill.stop()) ownTillSamples.push(sample);
@@ -596,12 +610,14 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         duringApply = {
           applyMs: editApplyMs,
           idleSmallAck: { count: idleAcks.length, p50Ms: percentile(idleAcks, 50), p99Ms: idleP99 },
+          receiptMs: applyStarted - receiptStarted,
+          smallAcksDuringReceipt: { count: receiptAcks.length, p50Ms: percentile(receiptAcks, 50), maxMs: Math.max(...receiptAcks) },
           smallAcksDuringApply: { count: duringAcks.length, p50Ms: percentile(duringAcks, 50), maxMs: Math.max(...duringAcks) },
           eventLoopDelay: loopDelay,
           tillLookupDuringApply: { ...lookupStats(duringLookups), reader: `${ownTill ? 'own process' : 'bench process'}, ${tillReader === 'python' ? "Python's sqlite3" : tillReader}, SQLite ${ownTill ? ownTill.sqliteVersion : till.sqliteVersion}` },
           tillLookupUnderPlainWriter: { ...lookupStats(plainLookups), windowMs: plainEnded - plainStarted, smallAcks: plainAcks.length },
           ratios: {
-            longestSmallAckVsIdleP99: Math.max(...duringAcks) / idleP99,
+            longestSmallAckVsIdleP99: Math.max(...receiptAcks, ...duringAcks) / idleP99,
             tillLookupP99VsPlainWriter: percentile(duringLookups, 99) / percentile(plainLookups, 99),
           },
         };
@@ -732,8 +748,9 @@ function table(results: SizeResult[]): string {
   if (d) {
     lines.push(
       '',
-      `during a second L-sized apply (${d.applyMs.toFixed(0)} ms on the applier thread):`,
-      `  small acks for another location: ${d.smallAcksDuringApply.count}, p50 ${d.smallAcksDuringApply.p50Ms.toFixed(2)} ms, longest ${d.smallAcksDuringApply.maxMs.toFixed(2)} ms; idle p99 ${d.idleSmallAck.p99Ms.toFixed(2)} ms (${d.idleSmallAck.count} acks)`,
+      `during the receipt (${d.receiptMs.toFixed(0)} ms to its 200) and the apply (${d.applyMs.toFixed(0)} ms on the applier thread) of a second L-sized update:`,
+      `  small acks for another location during the receipt: ${d.smallAcksDuringReceipt.count}, p50 ${d.smallAcksDuringReceipt.p50Ms.toFixed(2)} ms, longest ${d.smallAcksDuringReceipt.maxMs.toFixed(2)} ms`,
+      `  small acks for another location during the apply: ${d.smallAcksDuringApply.count}, p50 ${d.smallAcksDuringApply.p50Ms.toFixed(2)} ms, longest ${d.smallAcksDuringApply.maxMs.toFixed(2)} ms; idle p99 ${d.idleSmallAck.p99Ms.toFixed(2)} ms (${d.idleSmallAck.count} acks)`,
       `  longest small ack / idle p99 small ack: ${mark(d.ratios.longestSmallAckVsIdleP99, 10)}   target <= 10`,
       `  receiver event-loop delay: p50 ${d.eventLoopDelay.p50Ms.toFixed(2)} ms, p99 ${d.eventLoopDelay.p99Ms.toFixed(2)} ms (target <= 20 ms), max ${d.eventLoopDelay.maxMs.toFixed(2)} ms`,
       `  till lookup during the apply (${d.tillLookupDuringApply.reader}): ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,

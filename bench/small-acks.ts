@@ -73,9 +73,10 @@ export class SmallAcks {
     }
   }
 
-  /** Small updates `gapMs` apart until `done()`, their ack times pushed to `into`. */
-  async sendUntil(done: () => boolean, gapMs: number, into: number[], when = ''): Promise<void> {
+  /** Small updates `gapMs` apart until `done()`, their ack times pushed to `into` (and when each started, performance.now(), to `startedAt`). */
+  async sendUntil(done: () => boolean, gapMs: number, into: number[], when = '', startedAt?: number[]): Promise<void> {
     while (!done()) {
+      startedAt?.push(performance.now());
       into.push(await this.send(when));
       await new Promise((res) => setTimeout(res, gapMs));
     }
