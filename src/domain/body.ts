@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { JsonScanError, parseExact, parseLazily, setMember, type Span } from './json-scan';
-import { SCAN_BLOCK_BYTES, scanObjectFrom, type ByteSource } from './json-scan-stream';
+import { SCAN_BLOCK_BYTES, scanObjectSteps, type ByteSource } from './json-scan-stream';
+import { runSteps, type Steps } from './steps';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
@@ -72,15 +73,24 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
  * envelope's members and each item; `block` is how much each reads at a time.
  */
 export function readBodyFrom(source: ByteSource, options: ReadBodyOptions & { readonly block?: number }): ReadBodyResult {
+  return runSteps(readBodyFromSteps(source, options));
+}
+
+/**
+ * readBodyFrom in steps (src/domain/steps.ts): one after each piece read for the UTF-8 check, each
+ * element and member of the structure, and each item checked, so whoever runs it can answer other
+ * requests between them.
+ */
+export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions & { readonly block?: number }): Steps<ReadBodyResult> {
   const block = options.block ?? SCAN_BLOCK_BYTES;
-  const invalidAt = firstInvalidUtf8From(source, block);
+  const invalidAt = yield* firstInvalidUtf8Steps(source, block);
   if (invalidAt >= 0) return { ok: false, error: { id: 'invalid_encoding', field: '(body)', message: `not valid UTF-8 (at byte ${invalidAt})` } };
   const text = (start: number, end: number): string => source.read(start, end).toString('utf8');
   const element = (span: Span): unknown => parseExact(text(span.start, span.end));
   const head: Record<string, unknown> = {};
   let layout: BodyLayout;
   try {
-    const scanned = scanObjectFrom(
+    const scanned = yield* scanObjectSteps(
       source,
       'ScheduledItems',
       (keyText, span) => {
@@ -96,7 +106,12 @@ export function readBodyFrom(source: ByteSource, options: ReadBodyOptions & { re
       setMember(head, key, parseExact(text(span.start, span.end)));
       members.push([key, span.start, span.end]);
     }
-    if (options.checkItems && scanned.elements) for (const span of scanned.elements) checkElement(text, span, element);
+    if (options.checkItems && scanned.elements) {
+      for (const span of scanned.elements) {
+        checkElement(text, span, element);
+        yield;
+      }
+    }
     layout = { members, items: scanned.elements };
   } catch (err) {
     return invalidJson(err);
@@ -106,6 +121,11 @@ export function readBodyFrom(source: ByteSource, options: ReadBodyOptions & { re
 
 /** firstInvalidUtf8 of the bytes `source` holds (-1: all valid), reading `block` bytes at a time. */
 export function firstInvalidUtf8From(source: ByteSource, block: number = SCAN_BLOCK_BYTES): number {
+  return runSteps(firstInvalidUtf8Steps(source, block));
+}
+
+/** firstInvalidUtf8From in steps: one after each piece. */
+function* firstInvalidUtf8Steps(source: ByteSource, block: number): Steps<number> {
   // At least four bytes a piece, so a piece always ends past the start of its last whole sequence.
   const size = Math.max(4, block);
   for (let pos = 0; pos < source.length; ) {
@@ -123,6 +143,7 @@ export function firstInvalidUtf8From(source: ByteSource, block: number = SCAN_BL
     const checked = piece.subarray(0, cut);
     if (!isUtf8(checked)) return pos + firstInvalidUtf8(checked);
     pos += cut;
+    yield;
   }
   return -1;
 }

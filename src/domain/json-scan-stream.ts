@@ -1,3 +1,4 @@
+import { runSteps, type Steps } from './steps';
 import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonScanError, OPEN_BRACE, OPEN_BRACKET, Scanner, type ScannedObject, type Span } from './json-scan';
 
 /**
@@ -107,6 +108,11 @@ class Window {
  * name from its text (quotes included) and where it is.
  */
 export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES): ScannedObject {
+  return runSteps(scanObjectSteps(source, arrayMember, decodeKey, block));
+}
+
+/** scanObjectFrom in steps: one after each array element and each member (src/domain/steps.ts). */
+export function* scanObjectSteps(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES): Steps<ScannedObject> {
   const w = new Window(source, Math.max(1, block));
   // A byte-order mark is three bytes: hold them before looking for one.
   while (w.bytes.length < 3 && !w.atEnd) w.more();
@@ -160,6 +166,7 @@ export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKe
         found.push(element.value.span);
         pos = element.pos;
         more = element.value.next;
+        yield;
       }
       elements = found;
     } else {
@@ -178,6 +185,7 @@ export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKe
     });
     pos = sep.pos;
     empty = sep.value;
+    yield;
   }
   w.step(pos, (s) => {
     s.ws();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readBody, readBodyFrom, sameMeaning, type EnvelopeHeader, type ReadBodyResult } from '../domain/body';
+import { readBody, readBodyFromSteps, sameMeaning, type EnvelopeHeader, type ReadBodyResult } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { crashPoint } from '../crash-points';
@@ -9,8 +9,15 @@ import { isStorageFailure } from '../errors';
 import { BodyFileSource, bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
 import { BodyStore, releaseBody } from './bodies';
 import type { Db } from './database';
+import { runInSlices } from '../threads/slices';
 
 export type DeliverySource = 'webhook' | 'import';
+
+/**
+ * How long a large body's check runs before the thread answers what else waits (small deliveries
+ * arriving meanwhile): about the time one small delivery takes to store.
+ */
+export const RECEIPT_SLICE_MS = 5;
 
 export interface IncomingDelivery {
   readonly raw: Buffer;
@@ -210,16 +217,18 @@ export class Inbox {
    * Stores a delivery whose body is already a file of its own, flushed to the disk: the row that names
    * it is committed here (the 200 follows). The body is checked piece by piece from the file
    * (readBodyFrom), never whole in memory; a body that is refused, or already held, has its file
-   * removed once the row is committed.
+   * removed once the row is committed. The check runs in slices of about `sliceMs` of this thread's
+   * time (RECEIPT_SLICE_MS), other requests answered between them; the row is committed in one go.
    */
-  receiveFile(delivery: FileDelivery): ReceiptOutcome {
+  async receiveFile(delivery: FileDelivery, sliceMs = RECEIPT_SLICE_MS): Promise<ReceiptOutcome> {
     const dataDir = path.dirname(this.db.name);
     let outcome: ReceiptOutcome;
     try {
       const source = BodyFileSource.open(bodyFilePath(dataDir, delivery.file.name));
       try {
         const body: ReceivedBody = { bytes: source.length, sha256: delivery.file.sha256, whole: () => source.whole(), file: delivery.file };
-        outcome = this.store(delivery, body, readBodyFrom(source, { checkItems: true }));
+        const checked = await runInSlices(readBodyFromSteps(source, { checkItems: true }), sliceMs);
+        outcome = this.store(delivery, body, checked);
       } finally {
         source.close();
       }
