@@ -57,6 +57,8 @@ const { values: args } = parseArgs({
     'till-reader': { type: 'string' },
     'till-process': { type: 'boolean', default: false },
     'no-record': { type: 'boolean', default: false },
+    /** Only the floor and serve's idle RSS (a minute), printed and not recorded: for trying a change to memory. */
+    'serve-only': { type: 'boolean', default: false },
   },
 });
 const json = args.json;
@@ -258,7 +260,7 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     if (awakeRssBytes === null) throw new Error("serve's applier thread rested before the bench could read serve's memory with it");
     const restWaitMs = performance.now() - started;
     const settled = await settledIdleRss(rssNow);
-    const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'inbox', 'applier'].includes(n));
+    const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'applier'].includes(n));
     const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
     const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
     const anonymousBytes = kibOf('Anonymous') * 1024;
@@ -767,12 +769,17 @@ async function main(): Promise<void> {
     const floor = await nodeFloor();
     log('serve: waiting for its applier thread to rest');
     const serve = await serveIdle(work);
+    const serveLines = `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB`;
+    if (args['serve-only']) {
+      process.stdout.write(`${serveLines}\n`);
+      return;
+    }
     const results: SizeResult[] = [];
     for (const spec of selected) results.push(await runSize(spec, work));
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
     recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
     if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, nodeFloor: floor })}\n`);
-    else process.stdout.write(`${table(results)}\n\nidle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
+    else process.stdout.write(`${table(results)}\n\n${serveLines}\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -7,7 +7,7 @@ import { sweepBodyFiles } from './store/body-files';
 import { preparedStatement } from './store/database';
 import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
-import { InboxHost } from './store/inbox-host';
+import type { InboxClient } from './store/inbox-client';
 import type { AppliedUpdate, ApplyProgress } from './sync/applier';
 import { APPLIER_REST_AFTER_MS, ApplierHost } from './sync/applier-host';
 import { leftOverAtStart } from './sync/resume';
@@ -25,17 +25,15 @@ export interface AgentService {
 }
 
 /**
- * Composes the running agent: core (the three files), the webhook receiver's thread, the inbox
- * thread, the applier thread and its schedule, and any extra services (on this, the main thread). The receiver writes only agent.db and never waits
- * for an apply; every change to the menu (deliveries, imports, force-applies) goes through the one
- * applier thread.
+ * Composes the running agent: core (the three files), the webhook's thread (receiver and inbox), the
+ * applier thread and its schedule, and any extra services (on this, the main thread). The webhook's
+ * thread writes only agent.db and never waits for an apply; every change to the menu (deliveries,
+ * imports, force-applies) goes through the one applier thread.
  */
 export class Agent {
   readonly core: AgentCore;
   readonly applier: ApplierHost;
-  /** Where deliveries and imports are stored: the inbox thread (its own agent.db connection). */
-  readonly inbox: InboxHost;
-  /** The webhook receiver, on a thread of its own (src/webhook/receiver-worker.ts). */
+  /** The webhook receiver and the inbox, on a thread of their own (src/webhook/receiver-worker.ts). */
   private receiver: ReceiverHost | null = null;
   /** Refused webhook calls, counted per reason and minute (webhook/refusals.ts). */
   readonly refusals: RefusalCounter;
@@ -58,7 +56,6 @@ export class Agent {
   ) {
     this.core = new AgentCore(config, log, { applier: 'none' });
     this.refusals = new RefusalCounter(log);
-    this.inbox = new InboxHost({ dataDir: config.dataDir, quarantine: quarantineBudget(config) }, log);
     this.applier = new ApplierHost(
       { dataDir: config.dataDir, policy: config.sync.baseline, baselineSettleMs: config.sync.baselineSettleSeconds * 1000, timezones: { locations: config.locations, defaultTimezone: config.defaultTimezone }, priority: config.sync.applyPriority, site: sitePolicyOf(config) },
       log,
@@ -82,6 +79,12 @@ export class Agent {
     );
   }
 
+  /** Where deliveries and imports are stored: the webhook's thread holds the inbox (its own agent.db connection). */
+  get inbox(): InboxClient {
+    if (!this.receiver) throw new AppError('agent_not_started', 503, 'the agent is not running');
+    return this.receiver.inbox;
+  }
+
   /** Where the receiver listens (its URL, path included); null until it does. */
   get webhook(): { readonly url: string } | null {
     const url = this.receiver?.url ?? null;
@@ -95,7 +98,6 @@ export class Agent {
     return {
       main: { totalHeapBytes: main.total_heap_size, usedHeapBytes: main.used_heap_size, externalBytes: main.external_memory },
       receiver: (await this.receiver?.heapStatistics()) ?? null,
-      inbox: await this.inbox.heapStatistics(),
       applier: await this.applier.heapStatistics(),
     };
   }
@@ -150,7 +152,7 @@ export class Agent {
     const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
     if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
     if (swept.held.length > 0) log.warn(`could not remove ${swept.held.length} body file${swept.held.length === 1 ? '' : 's'} that no update names, e.g. ${swept.held[0]}: another program has it open; it is removed at a later start`);
-    await Promise.all([this.inbox.start(), this.applier.start()]);
+    await this.applier.start();
     // An apply the previous run stopped during, or updates it left queued: said now (the log), and in
     // `status` and the window until the first drain has applied them.
     this.resume = leftOverAtStart(this.core.agentDb, this.core.tillDb, this.core.status(), new Date());
@@ -160,7 +162,7 @@ export class Agent {
     // drain sees agent.db as it is now: the poll looks for changes after this point only.
     this.seenDataVersion = this.core.agentDb.pragma('data_version', { simple: true }) as number;
     this.scheduleDrain();
-    this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, inbox: this.inbox, log, refusals: this.refusals, onStored: () => {
+    this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, quarantine: quarantineBudget(config), log, refusals: this.refusals, onStored: () => {
         this.stored += 1;
         this.scheduleDrain();
       } });
@@ -300,7 +302,7 @@ export class Agent {
     this.receiver = null;
     this.refusals.close();
     this.stopping = true;
-    await Promise.all([this.inbox.close(), this.applier.close()]);
+    await this.applier.close();
     this.core.close();
   }
 }

@@ -9,7 +9,7 @@
  * That is why this harness is plain JavaScript: it needs no loader of its own.
  * Prints `READY <webhook url>` on stdout once listening. Over IPC (when spawned with an ipc channel)
  * it answers { cmd: 'stats' } with its peak RSS, and { cmd: 'max_page_count', value } sets that
- * pragma on the inbox thread's agent.db connection (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
+ * pragma on the inbox's agent.db connection (the webhook's thread) (the disk-full fault). POS_SYNC_TEST_MAX_PAGE_COUNT sets it at start-up.
  * { cmd: 'eld-start' } / { cmd: 'eld-stop' } measure the event-loop delay of the agent's receiver thread.
  * This test-only hook lives here, not in the site configuration.
  */
@@ -30,7 +30,7 @@ async function main() {
   const agent = new Agent(config, process.env.CHILD_AGENT_LOG === '1' ? stderrLogger : silentLogger);
   const maxPages = process.env.POS_SYNC_TEST_MAX_PAGE_COUNT;
   await agent.start();
-  // The receiver stores through the inbox thread: cap that thread's agent.db connection.
+  // The receiver stores through the inbox on its own thread: cap that thread's agent.db connection.
   if (maxPages) await agent.inbox.setMaxPageCount(Number(maxPages));
   process.stdout.write(`READY ${agent.webhook?.url}\n`);
   // The receiver thread's event-loop delay (the bench measures it during a large apply on the applier thread).

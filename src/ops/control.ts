@@ -14,8 +14,8 @@ import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema,
 
 /**
  * The agent's end of the control channel (control-protocol.ts): the CLI's data-changing commands
- * reach the running agent here and go through the same paths as the status window (the inbox thread,
- * then the one applier thread). It listens on a local socket only, so it needs no port and no token.
+ * reach the running agent here and go through the same paths as the status window (the inbox on the
+ * webhook's thread, then the one applier thread). It listens on a local socket only, so it needs no port and no token.
  */
 
 function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {

@@ -16,10 +16,10 @@ export const BODY_CHUNK_BYTES = 1 << 20;
 const RELEASE_FROM_BYTES = 64 * 1024;
 
 /**
- * Frees a large body's memory now instead of at its thread's next full collection. The inbox thread is
- * idle after storing a delivery, so a large body moved to it stayed allocated through the whole apply
- * that followed, beside the applier's own copy. Only for a Buffer that owns its whole ArrayBuffer
- * (a body read here, or moved from the receiver); every view of it is empty afterwards, so call it
+ * Frees a large body's memory now instead of at its thread's next full collection. The webhook's
+ * thread is often idle after storing a delivery, so a large body stayed allocated through the whole
+ * apply that followed, beside the applier's own copy. Only for a Buffer that owns its whole ArrayBuffer
+ * (a body read here, or received whole); every view of it is empty afterwards, so call it
  * once nothing will read the body again.
  */
 export function releaseBody(body: Uint8Array): void {

@@ -63,7 +63,7 @@ export function storeFilePath(dataDir: string, kind: StoreFileKind): string {
  * Page cache of each agent.db connection, in KiB (SQLite as better-sqlite3 builds it keeps a far
  * larger one). agent.db's large traffic is bodies streamed through once, in chunks (store/bodies.ts),
  * when a delivery is stored and when it is applied; a cache cannot speed that up, and three full ones
- * (receiver, inbox thread, applier thread) held pages nobody would read again. Its small
+ * (the webhook's thread, the main thread, the applier thread) held pages nobody would read again. Its small
  * rows and indexes fit well within this.
  */
 export const AGENT_DB_CACHE_KIB = 2048;

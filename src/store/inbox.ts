@@ -55,7 +55,7 @@ interface ReceivedBody {
 }
 
 
-/** What the webhook receiver needs of the inbox, wherever it runs (the inbox thread in `serve`). */
+/** What the webhook receiver needs of the inbox, wherever it runs (InboxServer on the webhook's thread in `serve`). */
 export interface InboxPort {
   receive(delivery: IncomingDelivery): Promise<ReceiptOutcome>;
   receiveFile(delivery: FileDelivery): Promise<ReceiptOutcome>;
@@ -102,7 +102,7 @@ export interface QuarantineLimits {
   readonly freeBytes: () => number | null;
 }
 
-/** The configured budget (retention.quarantine*, disk.criticalFreeBytes), as it travels to the inbox thread. */
+/** The configured budget (retention.quarantine*, disk.criticalFreeBytes), as it travels to the webhook's thread. */
 export type QuarantineBudget = Pick<QuarantineLimits, 'bodiesPerDay' | 'bytesPerDay' | 'diskFloorBytes'>;
 
 export function quarantineBudget(config: {

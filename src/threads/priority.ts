@@ -9,8 +9,8 @@ import os from 'node:os';
  * took markedly longer at p99 on a 2-core machine when the applier competed at normal priority
  * (docs/performance.md). "background" gives the applier the CPU only when nobody else wants it.
  *
- * Linux keeps a nice value per thread, so there only the applier's own thread is lowered: the receiver
- * that acknowledges head office and the inbox thread stay at normal priority. Windows and macOS give a
+ * Linux keeps a nice value per thread, so there only the applier's own thread is lowered: the webhook's
+ * thread, which stores deliveries and acknowledges head office, stays at normal priority. Windows and macOS give a
  * priority to the whole process (Node offers nothing per thread there), so the agent's process is
  * lowered: the till and the desktop window (Electron's main process, not lowered) come first, and the
  * agent's threads share what is left, which on an idle back-office PC is all of it.

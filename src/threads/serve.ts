@@ -9,10 +9,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Answers requests arriving on `port` with `handler`, in arrival order. A synchronous handler (the
- * inbox's and the applier's: that is the point of their threads) replies before the next message is
- * read; a handler that returns a promise (the receiver thread's start and stop) replies when it settles.
+ * applier's: that is the point of its thread) replies before the next message is read; a handler that
+ * returns a promise (the webhook thread's) replies when it settles.
  */
-export function servePort<Request, Event = never>(port: MessagePort, handler: Handler<Request, Event>, emit: (event: Event) => void = () => {}): void {
+function servePort<Request, Event = never>(port: MessagePort, handler: Handler<Request, Event>, emit: (event: Event) => void = () => {}): void {
   const reply = (message: ThreadReply): void => port.postMessage(message);
   port.on('message', ({ id, request }: ThreadRequest) => {
     try {

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 import { AppError } from '../errors';
 
 /**
- * The main thread's end of a worker thread that answers requests one at a time (the inbox thread and
- * the applier thread). Every request carries an id; the reply with that id settles it. Errors cross
+ * The main thread's end of a worker thread that answers requests (the webhook's thread and the applier
+ * thread). Every request carries an id; the reply with that id settles it. Errors cross
  * as plain data and are rebuilt here: an AppError keeps its id and status, any other error keeps its
  * `code`, so a SQLite storage failure still becomes a 503 with Retry-After (src/http/errors.ts).
  */
@@ -44,10 +44,7 @@ function workerEntry(dir: string, base: string): { source: string; eval: boolean
   return { source: file, eval: false };
 }
 
-/**
- * Requests waiting for their replies, by id: the bookkeeping of both ThreadClient (a worker it
- * starts) and PortClient (a MessagePort to another thread).
- */
+/** Requests waiting for their replies, by id (ThreadClient's bookkeeping). */
 class Waiting {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
@@ -72,31 +69,6 @@ class Waiting {
   failAll(name: string, reason: string): void {
     for (const waiter of this.pending.values()) waiter.reject(new AppError(`${name}_stopped`, 503, `the ${name} thread stopped (${reason}); try again`));
     this.pending.clear();
-  }
-}
-
-/**
- * Requests to another thread over a MessagePort that replies through servePort (serve.ts): the
- * receiver thread's line to the inbox thread.
- */
-export class PortClient<Request> {
-  private readonly waiting = new Waiting();
-
-  constructor(
-    private readonly port: MessagePort,
-    private readonly name: string,
-  ) {
-    port.on('message', (reply: ThreadReply) => this.waiting.settle(reply));
-  }
-
-  request<T>(request: Request, transfer: readonly TransferListItem[] = []): Promise<T> {
-    return this.waiting.send<T>((message) => this.port.postMessage(message, [...transfer]), request);
-  }
-
-  /** Every request still waiting fails as a 503, and the port closes. */
-  close(): void {
-    this.waiting.failAll(this.name, 'closing');
-    this.port.close();
   }
 }
 

@@ -1,8 +1,8 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema';
 import { describeError } from '../errors';
 import type { Logger } from '../log';
-import type { InboxHost } from '../store/inbox-host';
+import type { QuarantineBudget } from '../store/inbox';
+import { InboxClient } from '../store/inbox-client';
 import { ThreadClient, YOUNG_GENERATION_MB, type ThreadHeap } from '../threads/thread-client';
 import type { LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
 import type { RefusalCounter } from './refusals';
@@ -10,7 +10,8 @@ import type { RefusalCounter } from './refusals';
 export interface ReceiverHostDeps {
   readonly config: Config['webhook'];
   readonly dataDir: string;
-  readonly inbox: InboxHost;
+  /** How much of the refused bodies the inbox keeps. */
+  readonly quarantine: QuarantineBudget;
   readonly log: Logger;
   readonly refusals: Pick<RefusalCounter, 'count'>;
   /** A delivery was stored: the applier's cue. */
@@ -18,13 +19,15 @@ export interface ReceiverHostDeps {
 }
 
 /**
- * The main thread's end of the receiver thread (src/webhook/receiver-worker.ts). Start-up pairs it
- * with the inbox thread through a MessageChannel, so deliveries go receiver -> inbox and back without
- * this thread; what stays here is its log lines, refusal counts and the applier's cue. Should the
- * thread itself end unexpectedly, it is started again on the same address.
+ * The main thread's end of the webhook's thread (src/webhook/receiver-worker.ts), which receives and
+ * stores deliveries without this thread; what stays here is its log lines, refusal counts and the
+ * applier's cue, and the imports sent to its inbox (`inbox`). Should the thread end unexpectedly, it
+ * is started again on the same address.
  */
 export class ReceiverHost {
   private readonly thread: ThreadClient<ReceiverRequest, ReceiverEvent>;
+  /** The inbox the thread holds, for the main thread's imports (a request starts the thread if needed). */
+  readonly inbox: InboxClient;
   private listening: { url: string } | null = null;
   private ready = false;
   private closing = false;
@@ -38,9 +41,10 @@ export class ReceiverHost {
       dir: __dirname,
       entry: 'receiver-worker',
       name: 'receiver',
-      workerData: { config: deps.config, dataDir: deps.dataDir } satisfies ReceiverWorkerData,
-      // Bodies are Buffers, outside the heap, and move on to the inbox thread; the heap holds express and sockets.
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      workerData: { config: deps.config, dataDir: deps.dataDir, quarantine: deps.quarantine } satisfies ReceiverWorkerData,
+      // Bodies are Buffers, outside the heap; the heap holds express, sockets and the check's items
+      // (parsed one at a time; see the applier's limits, young generation included).
+      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       onEvent: (event) => {
         // Cues for several stored deliveries coalesce into one drain (ApplierHost).
         for (const notice of event.notices) this.onNotice(notice);
@@ -50,6 +54,7 @@ export class ReceiverHost {
         this.restart();
       },
     });
+    this.inbox = new InboxClient((request, transfer) => this.thread.request({ type: 'inbox', request }, transfer));
   }
 
   private onNotice(event: ReceiverNotice): void {
@@ -63,28 +68,12 @@ export class ReceiverHost {
       case 'stored':
         this.deps.onStored();
         return;
-      case 'inbox-lost':
-        this.retrying('reconnecting the webhook receiver to the inbox thread', async () => {
-          const port = await this.inboxLine();
-          await this.thread.request({ type: 'inbox-port', inboxPort: port }, [port]);
-          this.deps.log.info('the webhook receiver is connected to the inbox thread again');
-        });
-        return;
     }
   }
 
-  /** A new pair of ports: one end to the inbox thread (started again if it had stopped), the other returned for the receiver. */
-  private async inboxLine(): Promise<MessagePort> {
-    const { port1, port2 } = new MessageChannel();
-    await this.deps.inbox.start();
-    await this.deps.inbox.attachPort(port2);
-    return port1;
-  }
-
-  /** Has the thread (a new one if it had ended) listen, on `port` if given, with a new line to the inbox thread. */
+  /** Has the thread (a new one if it had ended) listen, on `port` if given. */
   private async listen(port?: number): Promise<{ url: string }> {
-    const inboxPort = await this.inboxLine();
-    this.listening = await this.thread.request<{ url: string }>({ type: 'listen', inboxPort, ...(port ? { port } : {}) }, [inboxPort]);
+    this.listening = await this.thread.request<{ url: string }>({ type: 'listen', ...(port ? { port } : {}) });
     return this.listening;
   }
 

@@ -1,23 +1,26 @@
-import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema';
+import type { QuarantineBudget } from '../store/inbox';
+import type { InboxRequest } from '../store/inbox-protocol';
 
-/** The receiver thread's start-up data: the webhook section of the configuration (cloned). */
+/** The webhook thread's start-up data: the webhook section of the configuration (cloned). */
 export interface ReceiverWorkerData {
   readonly config: Config['webhook'];
-  /** Where large bodies are written as they arrive (<dataDir>/bodies/). */
+  /** agent.db and the folder where large bodies are written as they arrive (<dataDir>/bodies/). */
   readonly dataDir: string;
+  /** How much of the refused bodies is kept (see QuarantineLimits). */
+  readonly quarantine: QuarantineBudget;
 }
 
-/** Main thread -> receiver thread. */
+/** Main thread -> the webhook's thread. */
 export type ReceiverRequest =
   /**
-   * Listen, with this line to the inbox thread; replies with the receiver's URL. `port` overrides the
-   * configured one (a restarted thread takes the port its predecessor had, even where 0 was configured).
-   * A thread that already listens answers with its URL and keeps its line.
+   * Listen; replies with the receiver's URL. `port` overrides the configured one (a restarted thread
+   * takes the port its predecessor had, even where 0 was configured). A thread that already listens
+   * answers with its URL.
    */
-  | { readonly type: 'listen'; readonly inboxPort: MessagePort; readonly port?: number }
-  /** A new line to the inbox thread, after the old one closed (the inbox thread was restarted). */
-  | { readonly type: 'inbox-port'; readonly inboxPort: MessagePort }
+  | { readonly type: 'listen'; readonly port?: number }
+  /** A request to the inbox this thread holds (an import from the main thread): see InboxRequest. */
+  | { readonly type: 'inbox'; readonly request: InboxRequest }
   /** Until true (every part of the agent started) and again once false (stopping), calls get 503 "starting". */
   | { readonly type: 'ready'; readonly ready: boolean }
   /**
@@ -27,7 +30,7 @@ export type ReceiverRequest =
   | { readonly type: 'loop-delay'; readonly action: 'start' | 'stop' }
   /** Answer GET /metrics by forwarding it to the status window's server on this loopback port (null: do not; metrics.throughTunnel). */
   | { readonly type: 'metrics-target'; readonly port: number | null }
-  /** Stop listening and close every connection. */
+  /** Stop listening, close every connection, then the inbox's agent.db connection. */
   | { readonly type: 'close' };
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'verbose' | 'debug';
@@ -47,9 +50,7 @@ export type ReceiverNotice =
   /** A refused call, by reason (webhook/refusals.ts counts them on the main thread). */
   | { readonly type: 'refused'; readonly id: string }
   /** A delivery was stored (its 200 is on its way): the applier's cue. */
-  | { readonly type: 'stored' }
-  /** The line to the inbox thread closed: send another (`inbox-port`). Meanwhile calls get 503. */
-  | { readonly type: 'inbox-lost' };
+  | { readonly type: 'stored' };
 
 /** Event-loop delay of the receiver thread over a measured window, in ms. */
 export interface LoopDelay {

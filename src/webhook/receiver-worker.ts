@@ -1,23 +1,27 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { workerData, type MessagePort } from 'node:worker_threads';
-import { AppError } from '../errors';
+import { workerData } from 'node:worker_threads';
 import type { Logger } from '../log';
-import type { FileDelivery, IncomingDelivery, InboxPort, QuarantineInput, RefusedDelivery } from '../store/inbox';
-import { InboxPortClient } from '../store/inbox-host';
+import { openDatabase, storeFilePath } from '../store/database';
+import { Inbox, quarantineLimits } from '../store/inbox';
+import { InboxServer } from '../store/inbox-server';
 import { serveRequests } from '../threads/serve';
 import type { LogLevel, LoopDelay, ReceiverEvent, ReceiverNotice, ReceiverRequest, ReceiverWorkerData } from './receiver-protocol';
 import { NoticeBatcher } from './notice-batcher';
 import { startWebhookServer, type RunningServer } from './server';
 
 /**
- * The webhook receiver's own thread (issue 11): its event loop reads bodies and answers head office
- * and /healthz, and nothing else runs on it. It stores through a MessagePort straight to the inbox
- * thread, so an ack never waits for the main thread, where the status window's queries, the staff
- * sync, backups and retention run with their SQLite calls. The main thread learns of refusals, stored
- * deliveries (the applier's cue) and log lines through events.
+ * The webhook's own thread (issues 11 and 29): its event loop reads bodies, stores them in the inbox
+ * (agent.db, a connection of its own) and answers head office and /healthz. An ack never waits for
+ * the main thread, where the status window's queries, the staff sync, backups and retention run with
+ * their SQLite calls, nor for an apply (the applier thread). A large body is written to a file as it
+ * arrives and checked in slices (Inbox.receiveFile), so small deliveries are stored and answered
+ * during it. The main thread's imports reach the same inbox through `inbox` requests; it learns of
+ * refusals, stored deliveries (the applier's cue) and log lines through events.
  */
 
 const data = workerData as ReceiverWorkerData;
+const db = openDatabase(storeFilePath(data.dataDir, 'agent'), { kind: 'agent' });
+const inbox = new InboxServer(new Inbox(db, quarantineLimits(data.dataDir, data.quarantine)), db);
 let post: (event: ReceiverEvent) => void = () => {};
 
 /**
@@ -40,33 +44,6 @@ const at =
 const log: Logger = { error: at('error'), warn: at('warn'), info: at('info'), verbose: at('verbose'), debug: at('debug') };
 
 let ready = false;
-let line: InboxPortClient | null = null;
-
-function connect(port: MessagePort): void {
-  line?.close();
-  const client = new InboxPortClient(port);
-  line = client;
-  // The inbox thread ended (it is restarted by the main thread): what waited fails as 503, and the main thread sends a new line.
-  port.once('close', () => {
-    if (line !== client) return;
-    line = null;
-    client.close();
-    emit({ type: 'inbox-lost' }, true);
-  });
-}
-
-function current(): InboxPortClient {
-  if (line === null) throw new AppError('inbox_stopped', 503, 'the inbox is restarting; try again');
-  return line;
-}
-
-/** Whatever line is current when a call needs it. */
-const inbox: InboxPort = {
-  receive: (delivery: IncomingDelivery) => current().receive(delivery),
-  receiveFile: (delivery: FileDelivery) => current().receiveFile(delivery),
-  quarantine: (input: QuarantineInput) => current().quarantine(input),
-  recordRefused: (input: RefusedDelivery) => current().recordRefused(input),
-};
 
 let server: RunningServer | null = null;
 let metricsPort: number | null = null;
@@ -89,11 +66,7 @@ function measureLoopDelay(action: 'start' | 'stop'): LoopDelay | null {
 post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
   switch (request.type) {
     case 'listen':
-      if (server) {
-        request.inboxPort.close();
-        return { url: server.url };
-      }
-      connect(request.inboxPort);
+      if (server) return { url: server.url };
       server = await startWebhookServer({
         config: request.port === undefined ? data.config : { ...data.config, port: request.port },
         inbox,
@@ -105,9 +78,8 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
         metricsTarget: () => metricsPort,
       });
       return { url: server.url };
-    case 'inbox-port':
-      connect(request.inboxPort);
-      return null;
+    case 'inbox':
+      return inbox.handle(request.request);
     case 'ready':
       ready = request.ready;
       return null;
@@ -120,9 +92,8 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
       ready = false;
       await server?.close();
       server = null;
-      // Calls still waiting for the inbox fail now; their log lines go out with the last batch.
-      line?.close();
-      line = null;
+      inbox.close();
+      // Log lines of the last calls go out with the last batch.
       await new Promise((resolve) => setImmediate(resolve));
       notices.flush();
       return null;

@@ -18,7 +18,7 @@ import type { RefusalCounter } from './refusals';
 
 export interface WebhookDeps {
   readonly config: Config['webhook'];
-  /** The inbox thread in `serve` (reached from the receiver thread): every store happens off this event loop. */
+  /** The inbox (in `serve`, on the same thread: src/webhook/receiver-worker.ts); a large body's check runs in slices between other calls. */
   readonly inbox: InboxPort;
   readonly log: Logger;
   /** False while the agent is still starting (or stopping): calls then get 503 with Retry-After. Default: always ready. */
@@ -111,7 +111,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
     },
     async (req, res) => {
       const body = await receiveBody(req, res, { limit: config.maxBodyBytes, budget, fileFrom: config.fileBodyFromBytes, dataDir: deps.dataDir ?? null });
-      // A large body's memory moves to the inbox thread: keep what the log needs first.
+      // A large body's memory is freed once it is stored: keep what the log needs first.
       const bytes = body.kind === 'memory' ? body.raw.length : body.file.bytes;
       const contentType = req.headers['content-type'] ?? null;
       const sender = senderOf(req);

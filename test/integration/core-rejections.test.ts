@@ -132,8 +132,8 @@ describe('rejections', () => {
 
   it('503 with Retry-After when storage fails, then 200 once it recovers', async () => {
     const t = await startTestAgent();
-    // A real SQLite failure: agent.db refuses to grow (as on a full disk) for the inbox thread's
-    // connection, where deliveries are stored (a smaller cap is clamped to the pages in use).
+    // A real SQLite failure: agent.db refuses to grow (as on a full disk) for the inbox's
+    // connection (the webhook's thread), where deliveries are stored (a smaller cap is clamped to the pages in use).
     await t.agent.inbox.setMaxPageCount(1);
     const big = update(10, 101, 100, [item('1', 'A', [], [], { ItemName: 'y'.repeat(200_000) })]);
     const res = await t.post(big);
