@@ -162,7 +162,7 @@ const RUN_SIZES_TABLE = {
     const { results: sizes, serveIdle, nodeFloor } = r.figures as {
       results: RunSizeFigures[];
       serveIdle?: { command: string; rssBytes: number; agentThreads: string[]; fileBackedBytes?: number; anonymousBytes?: number; awakeRssBytes?: number };
-      nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number };
+      nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number; intlTimeZoneBytes?: number; expressInWorkerBytes?: number };
     };
     const row = (what: string, target: string, cell: (s: RunSizeFigures) => string): string => `| ${what} | ${sizes.map(cell).join(' | ')} | ${target} |`;
     const met = (v: number, ok: boolean): string => `${v.toFixed(2)}${ok ? '' : ' (not met)'}`;
@@ -187,9 +187,14 @@ const RUN_SIZES_TABLE = {
       lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files and ${mb(serveIdle.anonymousBytes)} anonymous memory` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
     }
     if (nodeFloor) {
-      const threads = 3;
+      // serve's threads while idle (older results named none and ran three).
+      const threads = serveIdle?.agentThreads.length || 3;
       const floor = nodeFloor.bareRssBytes + (threads - 1) * nodeFloor.perEmptyWorkerBytes;
-      lines.push('', `The floor, same run: a Node process that loads nothing idles at ${mb(nodeFloor.bareRssBytes)}, and each worker thread that loads nothing adds ${mb(nodeFloor.perEmptyWorkerBytes)}: ${mb(floor)} for ${threads} threads before any of the agent's code.`);
+      const parts =
+        nodeFloor.intlTimeZoneBytes !== undefined && nodeFloor.expressInWorkerBytes !== undefined
+          ? ` Two of the agent's own costs on the same footing: one \`Intl.DateTimeFormat\` with a time zone adds ${mb(nodeFloor.intlTimeZoneBytes)} to that process (ICU's data paged in), and loading express adds ${mb(nodeFloor.expressInWorkerBytes)} to a worker thread.`
+          : '';
+      lines.push('', `The floor, same run: a Node process that loads nothing idles at ${mb(nodeFloor.bareRssBytes)}, and each worker thread that loads nothing adds ${mb(nodeFloor.perEmptyWorkerBytes)}: ${mb(floor)} for ${threads} threads before any of the agent's code.${parts}`);
     }
     if (heaps) {
       const parts = Object.entries(heaps).map(([name, h]) => (h ? `${name} ${mib(h.totalHeapBytes)} (${mib(h.usedHeapBytes)} used)` : `${name} not running`));
