@@ -1,6 +1,28 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, isStorageFailure } from '../errors';
 import type { Logger } from '../log';
+
+/**
+ * Handlers on Node's own request and response, so the same ones serve express (the status window,
+ * the control channel) and the webhook's `router` (which does without express's additions).
+ */
+type Next = (err?: unknown) => void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+export type ErrorHandler = (err: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
+/** Answers with `body` as JSON (what express's res.status(...).json(...) sends). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** A request's path without its query, for the log (a query may carry what the log must not). */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '').split('?')[0] ?? '';
+}
 
 /** Maps body-parser's error types to our stable ids; `status` comes from body-parser. */
 const BODY_ERRORS: Record<string, { id: string; message: string }> = {
@@ -18,8 +40,8 @@ const BODY_ERRORS: Record<string, { id: string; message: string }> = {
  * become 503 with Retry-After (the sender retries); anything unexpected becomes a bare 500 and goes to
  * the log, never to the client.
  */
-export function errorMiddleware(log: Logger): ErrorRequestHandler {
-  return (err: unknown, req, res, next) => {
+export function errorMiddleware(log: Logger): ErrorHandler {
+  return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
@@ -33,7 +55,7 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       status = 503;
       res.setHeader('Retry-After', '30');
       body = { error: { id: 'storage_unavailable', message: 'the agent could not store the request; retry later' } };
-      log.error(`storage failure on ${req.method} ${req.path}:`, err);
+      log.error(`storage failure on ${req.method} ${pathOf(req)}:`, err);
     } else if (typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string' && (err as { type: string }).type in BODY_ERRORS) {
       const known = BODY_ERRORS[(err as { type: string }).type]!;
       status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 400;
@@ -42,19 +64,19 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       status = 400;
       body = { error: { id: 'bad_request', message: 'the request could not be read' } };
     } else {
-      log.error(`unexpected error on ${req.method} ${req.path}:`, err);
+      log.error(`unexpected error on ${req.method} ${pathOf(req)}:`, err);
     }
     if (status >= 500 && status !== 503) status = 500;
-    res.status(status).json(body);
+    sendJson(res, status, body);
   };
 }
 
-export const notFound: RequestHandler = (_req, res) => {
-  res.status(404).json({ error: { id: 'not_found', message: 'no such endpoint' } });
+export const notFound: Handler = (_req, res) => {
+  sendJson(res, 404, { error: { id: 'not_found', message: 'no such endpoint' } });
 };
 
 /** Every JSON response says what it is and may not be sniffed or framed. */
-export const baseHeaders: RequestHandler = (_req, res, next) => {
+export const baseHeaders: Handler = (_req, res, next) => {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
   next();

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors';
 
 /**
@@ -8,12 +7,12 @@ import { AppError } from '../errors';
  * window's server on loopback, which checks the metrics token and answers. Nothing else is
  * forwarded, and the window's own paths stay unreachable from here.
  */
-export function forwardMetrics(req: Request, res: Response, next: NextFunction, adminPort: number): void {
+export function forwardMetrics(req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void, adminPort: number): void {
   const headers: http.OutgoingHttpHeaders = { host: `127.0.0.1:${adminPort}` };
   if (req.headers.authorization !== undefined) headers.authorization = req.headers.authorization;
   const upstream = http.request({ host: '127.0.0.1', port: adminPort, path: '/metrics', method: 'GET', headers, timeout: 10_000 }, (answer) => {
     const status = answer.statusCode ?? 502;
-    res.status(status);
+    res.statusCode = status;
     for (const name of ['content-type', 'www-authenticate', 'cache-control']) {
       const value = answer.headers[name];
       if (value !== undefined) res.setHeader(name, value);

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import express, { type Request } from 'express';
+import Router from 'router';
 import type { Config } from '../config/schema';
 import { AppError } from '../errors';
-import { baseHeaders, errorMiddleware, notFound } from '../http/errors';
+import { baseHeaders, errorMiddleware, notFound, sendJson } from '../http/errors';
 import { isLoopbackHost } from '../http/loopback';
 import type { Logger } from '../log';
 import { bodyFilePath } from '../store/body-files';
@@ -48,19 +48,23 @@ async function takeBodyFile(dataDir: string, name: string): Promise<Buffer> {
   }
 }
 
-function senderOf(req: Request): string {
+function senderOf(req: http.IncomingMessage): string {
   const remote = req.socket.remoteAddress ?? 'unknown';
   const forwarded = req.headers['x-forwarded-for'];
   const forwardedText = Array.isArray(forwarded) ? forwarded.join(', ') : forwarded;
   return forwardedText ? `${remote} (forwarded for ${forwardedText.slice(0, 200)})` : remote;
 }
 
-export function createWebhookApp(deps: WebhookDeps): express.Express {
+/**
+ * The webhook's routes, on `router` (express's own router without express: the webhook answers JSON
+ * only, and express's request and response additions cost its thread more memory than the rest of
+ * the server; docs/performance.md). Returns the request listener.
+ */
+export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const { config, inbox, log } = deps;
   const budget = new BodyBudget(config.maxBodyMemoryBytes);
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
+  const fail = errorMiddleware(log);
+  const app = Router();
   app.use(baseHeaders);
   // Whatever is answered before its body has arrived (a refusal, an unknown path, "starting"): the
   // rest of that body is waited for only briefly, then the connection closes.
@@ -80,7 +84,7 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
 
   // For tunnels and monitors: says the receiver is up, nothing else.
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    sendJson(res, 200, { status: 'ok' });
   });
 
   // For a scraper reaching the site through the tunnel, when the site turned it on (metrics-forward.ts).
@@ -144,14 +148,14 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
       }
       const e = outcome.envelope;
       log.info(`stored update location ${e.LocationID} change ${e.ChangeSequence} (parent ${e.ParentChangeSequence}, ${bytes} bytes): ${outcome.decision}`);
-      res.status(200).json({ status: outcome.decision === 'new' ? 'stored' : outcome.decision, inboxId: outcome.inboxId });
+      sendJson(res, 200, { status: outcome.decision === 'new' ? 'stored' : outcome.decision, inboxId: outcome.inboxId });
       deps.onStored(outcome);
     },
   );
 
   // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
   // (Only an authenticated caller gets this far: auth runs before the body is read.)
-  app.use(config.path, async (err: unknown, req: Request, _res: express.Response, next: express.NextFunction) => {
+  app.use(config.path, async (err: unknown, req: http.IncomingMessage, _res: http.ServerResponse, next: (err?: unknown) => void) => {
     // Refusals before authentication (401/403) were counted where they were decided.
     if (err instanceof AppError && COUNTED_AFTER_AUTH.has(err.status)) deps.refusals?.count(err.id);
     if (err instanceof AppError && err.id === 'payload_too_large') {
@@ -171,8 +175,15 @@ export function createWebhookApp(deps: WebhookDeps): express.Express {
     next(err);
   });
   app.use(notFound);
-  app.use(errorMiddleware(log));
-  return app;
+  app.use(fail);
+  return (req, res) =>
+    app(req, res, (err?: unknown) => {
+      // Past every handler: an error the error handler passed on (its answer had begun) ends the
+      // connection; anything else cannot happen (notFound answers every request), but is answered.
+      if (err === undefined) notFound(req, res, () => undefined);
+      else if (res.headersSent) res.destroy();
+      else fail(err, req, res, () => res.destroy());
+    });
 }
 
 export interface RunningServer {
