@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { inDateDomain, isIsoDate, type IsoDate } from './dates';
 import { JsonNumber, parseExact } from './json-scan';
 import { minorDigits, parseSellPrice, type Money, type MoneyResult } from './money';
@@ -40,9 +39,27 @@ export const TEXT_LIMITS = {
 const digitsOnly = /^\d+$/;
 
 /**
- * A JsonNumber handed to the envelope schema: a safe whole number becomes a JS number; anything else
- * becomes its text, which the string branch refuses with the right reason ("expected an integer",
- * "integer too large"). No float is ever made of it.
+ * The envelope, checked by hand rather than with zod: loading zod cost about 13 MB in each worker thread
+ * that imports this file, for six fields. The checks, their order and their messages are those of the
+ * zod schema this replaced (test/unit/domain/envelope-hand-vs-zod.test.ts keeps that schema and compares
+ * the two over every input shape), so a body is refused or accepted exactly as before.
+ */
+export interface Envelope {
+  LocationID: number;
+  ChangeSequence: number;
+  ParentChangeSequence: number;
+  // Text of any length, stored as sent. Anything else is left out of the envelope (which crosses
+  // threads and must stay small and flat) and streamUpdate warns about it from the body. A key the
+  // body has is kept (undefined when it is not text); a key it lacks stays absent.
+  LocationName?: string | undefined;
+  CurrencyIsoCode?: string | undefined;
+  ScheduledItems: unknown[];
+}
+
+/**
+ * A JsonNumber handed to the envelope checks: a safe whole number becomes a JS number; anything else
+ * becomes its text, which the string check refuses ("integer too large" for digits past 2^53, else as
+ * not an integer). No float is ever made of it.
  */
 function envelopeNumber(value: unknown): unknown {
   if (!(value instanceof JsonNumber)) return value;
@@ -52,34 +69,59 @@ function envelopeNumber(value: unknown): unknown {
   return Number.isSafeInteger(n) ? n : digits;
 }
 
-/** An integer sent as a JSON number or as a string of digits. */
-const integerLike = z.preprocess(envelopeNumber, z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .trim()
-    .regex(digitsOnly, 'expected an integer')
-    .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n), 'integer too large'),
-], { error: 'expected an integer (number or string of digits)' }));
+type IntegerCheck = { readonly ok: true; readonly value: number } | { readonly ok: false; readonly message: string };
 
-export const EnvelopeSchema = z
-  .object({
-    LocationID: integerLike,
-    ChangeSequence: integerLike,
-    ParentChangeSequence: integerLike,
-    // Text of any length, stored as sent. Anything else is left out of the envelope (which crosses
-    // threads and must stay small and flat) and streamUpdate warns about it from the body.
-    LocationName: z.string().optional().catch(undefined),
-    CurrencyIsoCode: z.string().optional().catch(undefined),
-    ScheduledItems: z.array(z.unknown(), { error: 'expected an array' }),
-  })
-  .refine((e) => e.ChangeSequence > e.ParentChangeSequence, {
-    path: ['ChangeSequence'],
-    message: 'must be greater than ParentChangeSequence',
-  });
+/**
+ * Every value that is neither an integer number nor a string of digits. A string that is not digits
+ * gets it too: zod stopped its string branch at the failed pattern, so that branch's own "expected an
+ * integer" never reached the sender, and this message did.
+ */
+const NOT_AN_INTEGER: IntegerCheck = { ok: false, message: 'expected an integer (number or string of digits)' };
 
-export type Envelope = z.infer<typeof EnvelopeSchema>;
+/** LocationID, ChangeSequence or ParentChangeSequence: an integer sent as a JSON number or as a string of digits. */
+function integerLike(sent: unknown): IntegerCheck {
+  const value = envelopeNumber(sent);
+  if (typeof value === 'number') return integerNumber(value);
+  if (typeof value === 'string') return integerDigits(value);
+  return NOT_AN_INTEGER;
+}
+
+/**
+ * A JS number. From a parsed body it is always a safe whole number (envelopeNumber turns every other
+ * JsonNumber into text); the other messages are zod's defaults, kept for envelopes built in code.
+ */
+function integerNumber(n: number): IntegerCheck {
+  if (!Number.isInteger(n)) return NOT_AN_INTEGER;
+  if (n > Number.MAX_SAFE_INTEGER) return { ok: false, message: `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}` };
+  if (n < -Number.MAX_SAFE_INTEGER) return { ok: false, message: `Too small: expected int to be >=${-Number.MAX_SAFE_INTEGER}` };
+  if (n < 0) return { ok: false, message: 'Too small: expected number to be >=0' };
+  return { ok: true, value: n };
+}
+
+/** A string of digits, surrounding white space ignored (String.prototype.trim's, as zod's trim). */
+function integerDigits(text: string): IntegerCheck {
+  const digits = text.trim();
+  if (!digitsOnly.test(digits)) return NOT_AN_INTEGER;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, message: 'integer too large' };
+}
+
+/**
+ * LocationName or CurrencyIsoCode as the envelope holds it: present when the body has the key (`in`,
+ * as zod tested it), the text when it is text, else undefined.
+ */
+function optionalText(body: Record<string, unknown>, key: 'LocationName' | 'CurrencyIsoCode'): Pick<Envelope, 'LocationName' | 'CurrencyIsoCode'> {
+  if (!(key in body)) return {};
+  const value = body[key];
+  return { [key]: typeof value === 'string' ? value : undefined };
+}
+
+/** The items in an array of the envelope's own, holes read as undefined (as zod built it), never the body's. */
+function ownItems(items: readonly unknown[]): unknown[] {
+  const copy = new Array<unknown>(items.length);
+  for (let i = 0; i < items.length; i++) copy[i] = items[i];
+  return copy;
+}
 
 export interface EnvelopeError {
   /**
@@ -105,19 +147,37 @@ export function parseEnvelope(raw: Buffer | string): EnvelopeResult {
   return validateEnvelope(body);
 }
 
+/**
+ * The first failing field in the order LocationID, ChangeSequence, ParentChangeSequence, ScheduledItems
+ * (LocationName and CurrencyIsoCode never fail), and the sequence order only once every field passed.
+ */
 export function validateEnvelope(body: unknown): EnvelopeResult {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isRecord(body)) {
     return { ok: false, error: { id: 'invalid_json', field: '(body)', message: 'expected a JSON object' } };
   }
-  const parsed = EnvelopeSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(body)';
-    const present = issue && issue.path.length > 0 && (body as Record<string, unknown>)[String(issue.path[0])] !== undefined;
-    const message = present ? (issue?.message ?? 'invalid') : 'is required';
-    return { ok: false, error: { id: field === '(body)' ? 'invalid_json' : 'invalid_envelope', field, message } };
-  }
-  return { ok: true, envelope: parsed.data, body: body as Record<string, unknown> };
+  const location = integerLike(body.LocationID);
+  if (!location.ok) return refused(body, 'LocationID', location.message);
+  const sequence = integerLike(body.ChangeSequence);
+  if (!sequence.ok) return refused(body, 'ChangeSequence', sequence.message);
+  const parent = integerLike(body.ParentChangeSequence);
+  if (!parent.ok) return refused(body, 'ParentChangeSequence', parent.message);
+  const items = body.ScheduledItems;
+  if (!Array.isArray(items)) return refused(body, 'ScheduledItems', 'expected an array');
+  if (!(sequence.value > parent.value)) return refused(body, 'ChangeSequence', 'must be greater than ParentChangeSequence');
+  const envelope: Envelope = {
+    LocationID: location.value,
+    ChangeSequence: sequence.value,
+    ParentChangeSequence: parent.value,
+    ...optionalText(body, 'LocationName'),
+    ...optionalText(body, 'CurrencyIsoCode'),
+    ScheduledItems: ownItems(items),
+  };
+  return { ok: true, envelope, body };
+}
+
+/** A field absent, or sent as undefined, is reported as required whatever its check said. */
+function refused(body: Record<string, unknown>, field: string, message: string): EnvelopeResult {
+  return { ok: false, error: { id: 'invalid_envelope', field, message: body[field] === undefined ? 'is required' : message } };
 }
 
 export type ItemType = 'RECIPE' | 'MENU';
