@@ -162,7 +162,7 @@ const RUN_SIZES_TABLE = {
     const { results: sizes, serveIdle, nodeFloor } = r.figures as {
       results: RunSizeFigures[];
       serveIdle?: { command: string; rssBytes: number; agentThreads: string[]; fileBackedBytes?: number; anonymousBytes?: number; awakeRssBytes?: number };
-      nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number; intlTimeZoneBytes?: number; expressInWorkerBytes?: number };
+      nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number; intlTimeZoneBytes?: number; expressInWorkerBytes?: number; zodInWorkerBytes?: number };
     };
     const row = (what: string, target: string, cell: (s: RunSizeFigures) => string): string => `| ${what} | ${sizes.map(cell).join(' | ')} | ${target} |`;
     const met = (v: number, ok: boolean): string => `${v.toFixed(2)}${ok ? '' : ' (not met)'}`;
@@ -192,7 +192,7 @@ const RUN_SIZES_TABLE = {
       const floor = nodeFloor.bareRssBytes + (threads - 1) * nodeFloor.perEmptyWorkerBytes;
       const parts =
         nodeFloor.intlTimeZoneBytes !== undefined && nodeFloor.expressInWorkerBytes !== undefined
-          ? ` Two of the agent's own costs on the same footing: one \`Intl.DateTimeFormat\` with a time zone adds ${mb(nodeFloor.intlTimeZoneBytes)} to that process (ICU's data paged in), and loading express adds ${mb(nodeFloor.expressInWorkerBytes)} to a worker thread.`
+          ? ` Parts of the agent's own cost on the same footing: one \`Intl.DateTimeFormat\` with a time zone adds ${mb(nodeFloor.intlTimeZoneBytes)} to that process (ICU's data paged in), and loading express adds ${mb(nodeFloor.expressInWorkerBytes)} to a worker thread${nodeFloor.zodInWorkerBytes !== undefined ? `, zod ${mb(nodeFloor.zodInWorkerBytes)}` : ''}.`
           : '';
       lines.push('', `The floor, same run: a Node process that loads nothing idles at ${mb(nodeFloor.bareRssBytes)}, and each worker thread that loads nothing adds ${mb(nodeFloor.perEmptyWorkerBytes)}: ${mb(floor)} for ${threads} threads before any of the agent's code.${parts}`);
     }

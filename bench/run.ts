@@ -284,6 +284,8 @@ interface NodeFloor {
   readonly intlTimeZoneBytes: number;
   /** What loading express adds to a worker thread (one worker with it against one without). */
   readonly expressInWorkerBytes: number;
+  /** The same for zod (the main thread's schemas; kept out of the worker threads). */
+  readonly zodInWorkerBytes: number;
 }
 
 const FLOOR_WORKERS = 3;
@@ -313,16 +315,17 @@ async function nodeFloor(): Promise<NodeFloor> {
   const waiting = "setInterval(() => {}, 1e6); process.stdout.write('ready\\n');";
   const bare = await probeRss(waiting);
   const workers = await probeRss(`const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${FLOOR_WORKERS}; i++) { const w = new Worker("require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);", { eval: true }); w.once('message', () => { if (++up === ${FLOOR_WORKERS}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`);
-  // Two parts of serve's own cost, on the same footing: ICU's time-zone data paged in by one
+  // Parts of serve's own cost, on the same footing: ICU's time-zone data paged in by one
   // Intl.DateTimeFormat with a time zone (the agent's location dates), and what loading express (the
-  // webhook's and the status window's server) adds to a worker thread.
+  // status window's server) or zod (the main thread's schemas) adds to a worker thread.
   const intl = await probeRss(`new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', timeZoneName: 'longOffset' }).formatToParts(new Date()); ${waiting}`);
   const oneWorker = (code: string): string =>
     `const { Worker } = require('node:worker_threads'); const w = new Worker(${JSON.stringify(`${code} require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);`)}, { eval: true }); w.once('message', () => process.stdout.write('ready\\n')); setInterval(() => {}, 1e6);`;
   const expressRequire = `require(${JSON.stringify(require.resolve('express'))});`;
   const emptyWorker = await probeRss(oneWorker(''));
   const expressWorker = await probeRss(oneWorker(expressRequire));
-  return { bareRssBytes: bare, perEmptyWorkerBytes: (workers - bare) / FLOOR_WORKERS, intlTimeZoneBytes: intl - bare, expressInWorkerBytes: expressWorker - emptyWorker };
+  const zodWorker = await probeRss(oneWorker(`require(${JSON.stringify(require.resolve('zod'))});`));
+  return { bareRssBytes: bare, perEmptyWorkerBytes: (workers - bare) / FLOOR_WORKERS, intlTimeZoneBytes: intl - bare, expressInWorkerBytes: expressWorker - emptyWorker, zodInWorkerBytes: zodWorker - emptyWorker };
 }
 
 type InboxState = Database.Statement<[number, number], { state: string; apply_ms: number | null }>;
@@ -782,7 +785,7 @@ async function main(): Promise<void> {
     const floor = await nodeFloor();
     log('serve: waiting for its applier thread to rest');
     const serve = await serveIdle(work);
-    const serveLines = `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB; an Intl time zone +${(floor.intlTimeZoneBytes / 1e6).toFixed(1)} MB; express in a worker +${(floor.expressInWorkerBytes / 1e6).toFixed(1)} MB`;
+    const serveLines = `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB; an Intl time zone +${(floor.intlTimeZoneBytes / 1e6).toFixed(1)} MB; express in a worker +${(floor.expressInWorkerBytes / 1e6).toFixed(1)} MB, zod +${(floor.zodInWorkerBytes / 1e6).toFixed(1)} MB`;
     if (args['serve-only']) {
       process.stdout.write(`${serveLines}\n`);
       return;
