@@ -118,7 +118,9 @@ describe("another account's server on another loopback port, in Chromium", async
     await other.locator('#summary-label').waitFor();
     const used = await context.newPage();
     await used.goto(link);
-    await used.waitForFunction('/already been used/.test(document.body.innerText)');
+    // A locator, not waitForFunction('...'): a string predicate is eval'd again at each poll, which
+    // the window's CSP (no 'unsafe-eval') refuses whenever the text is not there at the first look.
+    await used.getByText(/already been used/).waitFor();
     const code = new URL(t.loginUrl).searchParams.get('login')!;
     const evil = await context.newPage();
     await evil.goto(`http://127.0.0.1:${t.adminPort}//evil.example/?login=${code}`);
