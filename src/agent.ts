@@ -3,7 +3,7 @@ import { sitePolicyOf, type Config } from './config/schema';
 import { AgentCore, importDelivery } from './core';
 import { AppError, describeError } from './errors';
 import type { Logger } from './log';
-import { sweepBodyFiles } from './store/body-files';
+import { sweepBodyFiles, writeBodyFile } from './store/body-files';
 import { preparedStatement } from './store/database';
 import type { ThreadHeap } from './threads/thread-client';
 import { quarantineBudget, type ReceiptOutcome } from './store/inbox';
@@ -266,13 +266,26 @@ export class Agent {
     const listener = (u: AppliedUpdate): void => void applied.push(u);
     this.appliedListeners.add(listener);
     try {
-      const outcome = await this.inbox.receive(importDelivery(raw, actor));
+      const outcome = await this.storeImport(raw, actor);
       this.core.auditImport(outcome, bytes, actor);
       await this.applier.drain();
       return { outcome, applied };
     } finally {
       this.appliedListeners.delete(listener);
     }
+  }
+
+  /**
+   * An import is stored as a webhook call would be: a body of at least webhook.fileBodyFromBytes goes
+   * to a file of its own first and is checked in slices on the webhook thread, so deliveries arriving
+   * meanwhile are answered during its check instead of after it.
+   */
+  private async storeImport(raw: Buffer, actor: string): Promise<ReceiptOutcome> {
+    const delivery = importDelivery(raw, actor);
+    if (raw.length < this.config.webhook.fileBodyFromBytes) return this.inbox.receive(delivery);
+    const file = await writeBodyFile(this.config.dataDir, raw);
+    const { raw: _inMemory, ...rest } = delivery;
+    return this.inbox.receiveFile({ ...rest, file });
   }
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<{ forced: AppliedUpdate; then: AppliedUpdate[] }> {

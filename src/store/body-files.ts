@@ -114,6 +114,24 @@ export class BodyFileSink {
 }
 
 /**
+ * A body already in memory (an import) written to a file of its own as the receiver writes one:
+ * flushed with its folder, or removed when writing fails.
+ */
+export async function writeBodyFile(dataDir: string, raw: Buffer): Promise<BodyFile> {
+  const sink = await BodyFileSink.create(dataDir);
+  try {
+    for (let at = 0; at < raw.length; at += WRITE_PIECE_BYTES) await sink.write(raw.subarray(at, at + WRITE_PIECE_BYTES));
+    return await sink.finish();
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+}
+
+/** How much writeBodyFile hands the file at a time. */
+const WRITE_PIECE_BYTES = 1 << 20;
+
+/**
  * Removes a body file that no row names any more (after the row's transaction committed). Returns
  * false when it could not be removed: on Windows another program (a virus scanner, an editor) that
  * holds it open without sharing deletion makes Windows refuse. Nothing names it any more, so it is

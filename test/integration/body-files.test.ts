@@ -107,6 +107,26 @@ describe('large bodies in files of their own', async () => {
     assert.deepEqual(files(), before);
   });
 
+  it('a large import is stored as a file too (checked in slices on the webhook thread), applied; a refused one leaves no file', async () => {
+    const body = large(33, 1, 0);
+    const before = files();
+    const { outcome, applied } = await t.agent.importPayload(body, 'test');
+    assert.equal(outcome.kind, 'stored');
+    const inboxId = outcome.kind === 'stored' ? outcome.inboxId : 0;
+    const file = fileOf(inboxId);
+    assert.ok(file, 'the row names a file');
+    assert.deepEqual(files(), [...before, file].sort());
+    assert.ok(storedBody(agentDb, 'inbox', inboxId)!.equals(body));
+    assert.equal(agentDb.prepare<[number], { source: string; n: number }>("SELECT source, (SELECT count(*) FROM inbox_bodies WHERE inbox_id = inbox.id) AS n FROM inbox WHERE id = ?").get(inboxId)!.n, 0, 'not also in agent.db');
+    assert.ok(applied.some((u) => u.locationId === 33));
+    assert.equal(t.agent.core.tillDb.prepare<[], { n: number }>('SELECT count(*) AS n FROM pos_prices WHERE location_id = 33').get()!.n, 500);
+    // Not JSON from its last item on: refused and kept in quarantine, its file gone.
+    const broken = Buffer.concat([body.subarray(0, body.length - 10), Buffer.from('!!!!!!!!!!')]);
+    const refused = await t.agent.importPayload(broken, 'test');
+    assert.equal(refused.outcome.kind, 'rejected');
+    assert.deepEqual(files(), [...before, file].sort());
+  });
+
   it('a large body with no valid envelope is refused 400, kept in quarantine, and leaves no file', async () => {
     const before = files();
     const bad = Buffer.from(`{"Items": [${'1,'.repeat(FILE_FROM)}1]}`);
