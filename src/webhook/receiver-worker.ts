@@ -28,11 +28,11 @@ let post: (event: ReceiverEvent) => void = () => {};
  * Notices to the main thread go out in batches, at most one per NOTICE_BATCH_MS (NoticeBatcher):
  * waking the main thread for every small delivery made a till reading pos-sync.db during a large
  * apply markedly slower at p99 on a 2-core PC (the bench's till lookups during the apply measure it;
- * docs/performance.md, "The receiver on a thread of its own").
+ * docs/performance.md, "Threads: why an ack does not wait for an apply").
  */
 const NOTICE_BATCH_MS = 50;
 const notices = new NoticeBatcher<ReceiverNotice>(NOTICE_BATCH_MS, (batch) => post({ type: 'notices', notices: batch }));
-const emit = (notice: ReceiverNotice, urgent = false): void => notices.push(notice, urgent);
+const emit = (notice: ReceiverNotice): void => notices.push(notice);
 
 function text(args: unknown[]): string {
   return args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : typeof a === 'string' ? a : String(a))).join(' ');
@@ -44,7 +44,6 @@ const at =
 const log: Logger = { error: at('error'), warn: at('warn'), info: at('info'), verbose: at('verbose'), debug: at('debug') };
 
 let ready = false;
-
 let server: RunningServer | null = null;
 let metricsPort: number | null = null;
 let loopDelay: IntervalHistogram | null = null;
