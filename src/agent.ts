@@ -282,10 +282,12 @@ export class Agent {
    */
   private async storeImport(raw: Buffer, actor: string): Promise<ReceiptOutcome> {
     const delivery = importDelivery(raw, actor);
-    if (raw.length < this.config.webhook.fileBodyFromBytes) return this.inbox.receive(delivery);
+    // Before the file is written: an agent that is not running refuses without leaving one behind.
+    const inbox = this.inbox;
+    if (raw.length < this.config.webhook.fileBodyFromBytes) return inbox.receive(delivery);
     const file = await writeBodyFile(this.config.dataDir, raw);
     const { raw: _inMemory, ...rest } = delivery;
-    return this.inbox.receiveFile({ ...rest, file });
+    return inbox.receiveFile({ ...rest, file });
   }
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<{ forced: AppliedUpdate; then: AppliedUpdate[] }> {

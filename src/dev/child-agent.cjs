@@ -50,7 +50,10 @@ async function main() {
     } else if (msg.cmd === 'thread-heaps') {
       void agent.threadHeaps().then((threads) => process.send?.({ cmd: 'thread-heaps', threads }), failed('thread-heaps'));
     } else if (msg.cmd === 'max_page_count') {
-      void agent.inbox.setMaxPageCount(Number(msg.value)).then((pages) => process.send?.({ cmd: 'max_page_count', value: pages }));
+      // The cap holds for the webhook thread's connection until that thread is restarted.
+      Promise.resolve()
+        .then(() => agent.inbox.setMaxPageCount(Number(msg.value)))
+        .then((pages) => process.send?.({ cmd: 'max_page_count', value: pages }), failed('max_page_count'));
     }
   });
   const stop = () => {

@@ -123,7 +123,9 @@ export async function writeBodyFile(dataDir: string, raw: Buffer): Promise<BodyF
     for (let at = 0; at < raw.length; at += WRITE_PIECE_BYTES) await sink.write(raw.subarray(at, at + WRITE_PIECE_BYTES));
     return await sink.finish();
   } catch (err) {
-    await sink.abort();
+    // The write's failure is what the caller hears (a StorageFailure: 503), not a failed removal;
+    // a file that could not be removed goes at the next start's sweep.
+    await sink.abort().catch(() => undefined);
     throw err;
   }
 }

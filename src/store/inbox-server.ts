@@ -1,7 +1,10 @@
 import { releaseBody } from './bodies';
 import type { Db } from './database';
-import type { FileDelivery, IncomingDelivery, Inbox, InboxPort, QuarantineInput, ReceiptOutcome, RefusedDelivery } from './inbox';
+import { RECEIPT_SLICE_MS, type FileDelivery, type IncomingDelivery, type Inbox, type InboxPort, type QuarantineInput, type ReceiptOutcome, type RefusedDelivery } from './inbox';
 import type { InboxRequest } from './inbox-protocol';
+
+/** How long a stop waits for large bodies' checks under way before closing agent.db under them. */
+const CLOSE_WAIT_MS = 10_000;
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
@@ -22,9 +25,14 @@ function withBody<T>(bytes: Uint8Array, use: (raw: Buffer) => T): T {
  * (Inbox.receiveFile), so the thread answers other calls during it.
  */
 export class InboxServer implements InboxPort {
+  /** Receipts whose check is under way (it yields between slices): a close waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
   constructor(
     private readonly inbox: Inbox,
     private readonly db: Db,
+    /** How long a large body's check runs before other calls are answered (tests shorten it). */
+    private readonly sliceMs: number = RECEIPT_SLICE_MS,
   ) {}
 
   async receive(delivery: IncomingDelivery): Promise<ReceiptOutcome> {
@@ -32,7 +40,11 @@ export class InboxServer implements InboxPort {
   }
 
   receiveFile(delivery: FileDelivery): Promise<ReceiptOutcome> {
-    return this.inbox.receiveFile(delivery);
+    const receipt = this.inbox.receiveFile(delivery, this.sliceMs);
+    this.inFlight.add(receipt);
+    const done = (): void => void this.inFlight.delete(receipt);
+    receipt.then(done, done);
+    return receipt;
   }
 
   async quarantine(input: QuarantineInput): Promise<{ quarantineId: number; deliveryId: number }> {
@@ -58,8 +70,18 @@ export class InboxServer implements InboxPort {
     }
   }
 
-  /** At a stop: `PRAGMA optimize` (best effort), then the connection closes. */
-  close(): void {
+  /**
+   * At a stop: the checks under way finish and commit first (at most CLOSE_WAIT_MS; their senders may
+   * not hear the 200 and send again, which finds a duplicate), so none meets a closed connection;
+   * then `PRAGMA optimize` (best effort) and the connection closes.
+   */
+  async close(): Promise<void> {
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+      await Promise.race([Promise.allSettled([...this.inFlight]), waited]);
+      clearTimeout(timer);
+    }
     try {
       this.db.pragma('optimize');
     } catch {

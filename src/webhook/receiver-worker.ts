@@ -91,7 +91,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
       ready = false;
       await server?.close();
       server = null;
-      inbox.close();
+      await inbox.close();
       // Log lines of the last calls go out with the last batch.
       await new Promise((resolve) => setImmediate(resolve));
       notices.flush();

@@ -180,9 +180,14 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
     app(req, res, (err?: unknown) => {
       // Past every handler: an error the error handler passed on (its answer had begun) ends the
       // connection; anything else cannot happen (notFound answers every request), but is answered.
-      if (err === undefined) notFound(req, res, () => undefined);
-      else if (res.headersSent) res.destroy();
-      else fail(err, req, res, () => res.destroy());
+      // router calls this outside any try: a throw here would end the webhook's thread.
+      try {
+        if (res.headersSent) res.destroy();
+        else if (err === undefined) notFound(req, res, () => undefined);
+        else fail(err, req, res, () => res.destroy());
+      } catch {
+        res.destroy();
+      }
     });
 }
 

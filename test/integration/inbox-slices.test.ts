@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { item, price, tempDir, update } from '../helpers/fixtures';
 import { BodyFileSink } from '../../src/store/body-files';
 import { Inbox, type ReceiptOutcome } from '../../src/store/inbox';
+import { InboxServer } from '../../src/store/inbox-server';
 import { closeStore, openStore } from '../../src/store/store';
 
 /**
@@ -51,4 +52,24 @@ describe('a large body checked in slices', () => {
       }
     });
   }
+
+  it('a stop during the check lets it finish and commit before agent.db closes', async () => {
+    const dataDir = tempDir('pos-sync-inbox-close-');
+    const store = openStore(dataDir);
+    try {
+      const server = new InboxServer(new Inbox(store.agent), store.agent, 0);
+      const file = await bodyFile(dataDir, body(3, 2, 400));
+      const receipt = server.receiveFile({ file, sender: 'test', source: 'webhook', contentType: 'application/json' });
+      // The check has yielded after its first slice: the close arrives in the middle of it.
+      await new Promise((resolve) => setImmediate(resolve));
+      const closed = server.close();
+      const outcome = await receipt;
+      await closed;
+      assert.equal(outcome.kind, 'stored');
+      assert.equal(store.agent.open, false, 'closed once the receipt was committed');
+    } finally {
+      if (store.agent.open) closeStore(store);
+      else for (const db of [store.till, store.staff]) db.close();
+    }
+  });
 });
