@@ -50,6 +50,20 @@ export interface ReadBodyOptions {
   readonly itemBytes?: (start: number, end: number) => Buffer;
 }
 
+/**
+ * The most one item of a body may take, in bytes. A menu item is a few kilobytes; one this large is
+ * refused (item_too_large) before it is parsed, because parsing it could take more memory than the
+ * webhook's and the applier's threads are given (src/webhook/receiver-host.ts,
+ * src/sync/applier-host.ts), and a thread that runs out would end with every call it was serving.
+ */
+export const MAX_ITEM_BYTES = 8 * 1024 * 1024;
+
+/** The refusal of the item at `index` that takes `bytes`, or null when it fits. */
+function itemTooLarge(index: number, bytes: number): ReadBodyResult | null {
+  if (bytes <= MAX_ITEM_BYTES) return null;
+  return { ok: false, error: { id: 'item_too_large', field: `ScheduledItems[${index}]`, message: `${bytes} bytes, more than the ${MAX_ITEM_BYTES} one item may take` } };
+}
+
 export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult {
   // Decoding bytes that are not UTF-8 would silently store U+FFFD in place of what was sent: refuse.
   if (!isUtf8(raw)) return { ok: false, error: { id: 'invalid_encoding', field: '(body)', message: `not valid UTF-8 (at byte ${firstInvalidUtf8(raw)})` } };
@@ -58,7 +72,13 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined);
-    if (options.checkItems && lazy.elements) for (const span of lazy.elements) checkElement((start, end) => raw.toString('utf8', start, end), span, lazy.element);
+    if (options.checkItems && lazy.elements) {
+      for (const [index, span] of lazy.elements.entries()) {
+        const tooLarge = itemTooLarge(index, span.end - span.start);
+        if (tooLarge) return tooLarge;
+        checkElement((start, end) => raw.toString('utf8', start, end), span, lazy.element);
+      }
+    }
   } catch (err) {
     return invalidJson(err);
   }
@@ -107,7 +127,9 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
       members.push([key, span.start, span.end]);
     }
     if (options.checkItems && scanned.elements) {
-      for (const span of scanned.elements) {
+      for (const [index, span] of scanned.elements.entries()) {
+        const tooLarge = itemTooLarge(index, span.end - span.start);
+        if (tooLarge) return tooLarge;
         checkElement(text, span, element);
         yield;
       }

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import { describe, it } from 'node:test';
 import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
 import { item, price, update } from '../helpers/fixtures';
+import { MAX_ITEM_BYTES } from '../../src/domain/body';
+import { bodyFilesDir } from '../../src/store/body-files';
 
 const good = update(10, 101, 100, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 5)])]);
 
@@ -161,4 +164,20 @@ describe('rejections', () => {
     assert.equal(health.headers.get('x-powered-by'), null);
   });
 
+  it('400 item_too_large for one item over MAX_ITEM_BYTES, kept in quarantine, no body file left', async () => {
+    const t = await startTestAgent({ webhook: { maxBodyBytes: 32 * 1024 * 1024 } });
+    const name = 'x'.repeat(MAX_ITEM_BYTES);
+    const body = { ChangeSequence: 2, ParentChangeSequence: 1, LocationID: 8, ScheduledItems: [{ PLU: '1', ItemID: 'big', ItemName: name, ItemType: 'RECIPE', PriceUpdates: [], ScheduleUpdates: [] }] };
+    const res = await t.post(body);
+    assert.equal(res.status, 400);
+    const error = (res.json as { error: { id: string; field: string; quarantineId: number } }).error;
+    assert.equal(error.id, 'item_too_large');
+    assert.equal(error.field, 'ScheduledItems[0]');
+    assertNoStack(res.json);
+    assert.deepEqual(counts(t), { inbox: 0, quarantine: 1, prices: 0 });
+    const kept = t.agent.core.agentDb.prepare('SELECT error_id FROM quarantine WHERE id = ?').get(error.quarantineId) as { error_id: string };
+    assert.equal(kept.error_id, 'item_too_large');
+    const bodies = bodyFilesDir(t.config.dataDir);
+    assert.deepEqual(fs.existsSync(bodies) ? fs.readdirSync(bodies) : [], [], 'the body file went with the refusal');
+  });
 });
