@@ -311,20 +311,24 @@ async function probeRss(script: string): Promise<number> {
  * The floor under any agent on this machine and Node, measured in the same run: a Node process doing
  * nothing, and what each worker thread that loads nothing adds. `serve` idles on three threads.
  */
+/** A process that starts `count` worker threads, each loading `code` first, and says "ready" once all have. */
+function withWorkers(count: number, code = ''): string {
+  const worker = JSON.stringify(`${code} require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);`);
+  return `const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${count}; i++) { const w = new Worker(${worker}, { eval: true }); w.once('message', () => { if (++up === ${count}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`;
+}
+
 async function nodeFloor(): Promise<NodeFloor> {
   const waiting = "setInterval(() => {}, 1e6); process.stdout.write('ready\\n');";
   const bare = await probeRss(waiting);
-  const workers = await probeRss(`const { Worker } = require('node:worker_threads'); const ws = []; let up = 0; for (let i = 0; i < ${FLOOR_WORKERS}; i++) { const w = new Worker("require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);", { eval: true }); w.once('message', () => { if (++up === ${FLOOR_WORKERS}) process.stdout.write('ready\\n'); }); ws.push(w); } setInterval(() => {}, 1e6);`);
+  const workers = await probeRss(withWorkers(FLOOR_WORKERS));
   // Parts of serve's own cost, on the same footing: ICU's time-zone data paged in by one
   // Intl.DateTimeFormat with a time zone (the agent's location dates), and what loading express (the
   // status window's server) or zod (the main thread's schemas) adds to a worker thread.
   const intl = await probeRss(`new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', timeZoneName: 'longOffset' }).formatToParts(new Date()); ${waiting}`);
-  const oneWorker = (code: string): string =>
-    `const { Worker } = require('node:worker_threads'); const w = new Worker(${JSON.stringify(`${code} require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1e6);`)}, { eval: true }); w.once('message', () => process.stdout.write('ready\\n')); setInterval(() => {}, 1e6);`;
-  const expressRequire = `require(${JSON.stringify(require.resolve('express'))});`;
-  const emptyWorker = await probeRss(oneWorker(''));
-  const expressWorker = await probeRss(oneWorker(expressRequire));
-  const zodWorker = await probeRss(oneWorker(`require(${JSON.stringify(require.resolve('zod'))});`));
+  const loading = (module: string): string => `require(${JSON.stringify(require.resolve(module))});`;
+  const emptyWorker = await probeRss(withWorkers(1));
+  const expressWorker = await probeRss(withWorkers(1, loading('express')));
+  const zodWorker = await probeRss(withWorkers(1, loading('zod')));
   return { bareRssBytes: bare, perEmptyWorkerBytes: (workers - bare) / FLOOR_WORKERS, intlTimeZoneBytes: intl - bare, expressInWorkerBytes: expressWorker - emptyWorker, zodInWorkerBytes: zodWorker - emptyWorker };
 }
 

@@ -39,8 +39,8 @@ export const TEXT_LIMITS = {
 const digitsOnly = /^\d+$/;
 
 /**
- * The envelope, checked by hand rather than with zod: loading zod cost about 13 MB in each worker thread
- * that imports this file, for six fields. The checks, their order and their messages are those of the
+ * The envelope, checked by hand rather than with zod: every worker thread that imports this file would
+ * otherwise load zod, for six fields (what zod costs a thread: the floor line of `npm run bench`). The checks, their order and their messages are those of the
  * zod schema this replaced (test/unit/domain/envelope-hand-vs-zod.test.ts keeps that schema and compares
  * the two over every input shape), so a body is refused or accepted exactly as before.
  */

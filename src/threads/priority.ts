@@ -6,7 +6,7 @@ import os from 'node:os';
  *
  * An apply of a large publication keeps one core busy for seconds. On the back-office PC the till (and
  * the POS software that reads pos-sync.db) must not wait behind it: a lookup by PLU during an L apply
- * took markedly longer at p99 on a 2-core machine when the applier competed at normal priority
+ * took markedly longer at p99 on a machine with few cores when the applier competed at normal priority
  * (docs/performance.md). "background" gives the applier the CPU only when nobody else wants it.
  *
  * Linux keeps a nice value per thread, so there only the applier's own thread is lowered: the webhook's

@@ -1,4 +1,4 @@
-import { parentPort, type MessagePort } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { serializeError, type ThreadEvent, type ThreadReply, type ThreadRequest } from './thread-client';
 
 type Handler<Request, Event> = (request: Request, emit: (event: Event) => void) => unknown;
@@ -8,11 +8,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Answers requests arriving on `port` with `handler`, in arrival order. A synchronous handler (the
- * applier's: that is the point of its thread) replies before the next message is read; a handler that
- * returns a promise (the webhook thread's) replies when it settles.
+ * The worker's end of ThreadClient: answers each request from the thread that started it with
+ * `handler`, in arrival order, with its value or its error. A synchronous handler (the applier's: that
+ * is the point of its thread) replies before the next message is read; a handler that returns a
+ * promise (the webhook thread's) replies when it settles. `emit` sends an event.
  */
-function servePort<Request, Event = never>(port: MessagePort, handler: Handler<Request, Event>, emit: (event: Event) => void = () => {}): void {
+export function serveRequests<Request, Event = never>(handler: Handler<Request, Event>): { emit: (event: Event) => void } {
+  const port = parentPort;
+  if (!port) throw new Error('this module must run in a worker thread');
+  const emit = (event: Event): void => port.postMessage({ kind: 'event', event } satisfies ThreadEvent);
   const reply = (message: ThreadReply): void => port.postMessage(message);
   port.on('message', ({ id, request }: ThreadRequest) => {
     try {
@@ -29,17 +33,6 @@ function servePort<Request, Event = never>(port: MessagePort, handler: Handler<R
       reply({ kind: 'reply', id, ok: false, error: serializeError(err) });
     }
   });
-}
-
-/**
- * The worker's end of ThreadClient: handles each request from the thread that started it (see
- * servePort) and replies with its value or its error. `emit` sends an event.
- */
-export function serveRequests<Request, Event = never>(handler: Handler<Request, Event>): { emit: (event: Event) => void } {
-  const port = parentPort;
-  if (!port) throw new Error('this module must run in a worker thread');
-  const emit = (event: Event): void => port.postMessage({ kind: 'event', event } satisfies ThreadEvent);
-  servePort(port, handler, emit);
   port.postMessage({ kind: 'ready' } satisfies ThreadEvent);
   return { emit };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { item, price, tempDir, update } from '../helpers/fixtures';
-import { BodyFileSink } from '../../src/store/body-files';
+import { writeBodyFile } from '../../src/store/body-files';
 import { Inbox, type ReceiptOutcome } from '../../src/store/inbox';
 import { InboxServer } from '../../src/store/inbox-server';
 import { closeStore, openStore } from '../../src/store/store';
@@ -16,12 +16,6 @@ function body(location: number, sequence: number, items: number): Buffer {
   return Buffer.from(JSON.stringify(update(location, sequence, sequence - 1, list)));
 }
 
-async function bodyFile(dataDir: string, raw: Buffer) {
-  const sink = await BodyFileSink.create(dataDir);
-  for (let at = 0; at < raw.length; at += 64 * 1024) await sink.write(raw.subarray(at, at + 64 * 1024));
-  return sink.finish();
-}
-
 describe('a large body checked in slices', () => {
   for (const refused of [false, true]) {
     it(`lets a small delivery be stored while it is checked (${refused ? 'a body refused at its last item' : 'a good body'})`, async () => {
@@ -32,7 +26,7 @@ describe('a large body checked in slices', () => {
         let raw = body(1, 2, 400);
         // The last item is not JSON (a number with two points): found only when the check reaches it.
         if (refused) raw = Buffer.from(raw.toString('utf8').replace(/"SellPrice":"6\.50"(?![\s\S]*"SellPrice")/, '"SellPrice":6..50'));
-        const file = await bodyFile(dataDir, raw);
+        const file = await writeBodyFile(dataDir, raw);
         const order: string[] = [];
         let small: ReceiptOutcome | undefined;
         setImmediate(() => {
@@ -58,7 +52,7 @@ describe('a large body checked in slices', () => {
     const store = openStore(dataDir);
     try {
       const server = new InboxServer(new Inbox(store.agent), store.agent, 0);
-      const file = await bodyFile(dataDir, body(3, 2, 400));
+      const file = await writeBodyFile(dataDir, body(3, 2, 400));
       const receipt = server.receiveFile({ file, sender: 'test', source: 'webhook', contentType: 'application/json' });
       // The check has yielded after its first slice: the close arrives in the middle of it.
       await new Promise((resolve) => setImmediate(resolve));
