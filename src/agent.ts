@@ -210,9 +210,11 @@ export class Agent {
 
   /**
    * The poll's question, asked on this thread so that an agent with nothing to do lets the applier
-   * thread rest: is an update waiting (and applying not paused), or has another connection changed
-   * agent.db since the last poll (a CLI import, acknowledged warnings, a resolved conflict, whose
-   * counts the till's pos_sync_state shows)?
+   * thread rest: has another connection changed agent.db since the last poll (a delivery, a CLI
+   * import, acknowledged warnings, a resolved conflict, whose counts the till's pos_sync_state
+   * shows), or is an update waiting that is due without such a change (applying not paused; a
+   * baseline's settle deadline, a failure to retry: ApplierHost.waitingDue)? Updates that wait for a
+   * missing parent are not: the thread rests through a chain gap.
    */
   private workWaiting(): boolean {
     try {
@@ -221,7 +223,8 @@ export class Agent {
       const changed = version !== this.seenDataVersion;
       this.seenDataVersion = version;
       if (changed) return true;
-      return !this.core.paused && preparedStatement(db, "SELECT 1 FROM inbox WHERE state = 'pending' LIMIT 1").get() !== undefined;
+      if (this.core.paused || !this.applier.waitingDue(Date.now())) return false;
+      return preparedStatement(db, "SELECT 1 FROM inbox WHERE state = 'pending' LIMIT 1").get() !== undefined;
     } catch (err) {
       // Storage trouble: let the applier thread meet it and report it as it does.
       this.log.error(`poll: ${describeError(err)}`);

@@ -20,6 +20,13 @@ export interface ApplierHostEvents {
 export const APPLIER_REST_AFTER_MS = 30_000;
 
 /**
+ * While updates wait for something no drain can bring (a missing parent, an operator), the poll
+ * lets the thread rest; this bounds how long before it looks again anyway, should a change ever reach
+ * agent.db in a way the poll does not see.
+ */
+export const APPLIER_RECHECK_AFTER_MS = 5 * 60_000;
+
+/**
  * The main thread's side of the applier thread (src/sync/applier-worker.ts). Drain requests are
  * coalesced: at most one runs and one more is queued, however many deliveries arrive meanwhile.
  * If the thread dies (it should not: every request catches its errors), the next request starts it
@@ -35,6 +42,8 @@ export class ApplierHost {
   /** Requests sent and not yet answered: the thread rests only when there are none. */
   private inFlight = 0;
   private restTimer: NodeJS.Timeout | null = null;
+  /** From the last drain: when what it left waiting is due again with no change to agent.db (epoch ms). */
+  private dueAt = 0;
   /** What the last start said about the thread's priority: said again only when it changes. */
   private lastPriority: string | null = null;
 
@@ -132,14 +141,39 @@ export class ApplierHost {
 
   private async runDrain(): Promise<AppliedUpdate[]> {
     try {
-      return (await this.call<DrainReply>({ type: 'drain' })).applied;
+      const reply = await this.call<DrainReply>({ type: 'drain' });
+      this.noteWake(reply.wakeAt);
+      return reply.applied;
+    } catch (err) {
+      this.dueAt = 0;
+      throw err;
     } finally {
       this.drainRunning = null;
     }
   }
 
-  forceApply(inboxId: number, actor: string, reason: string): Promise<ForceApplyReply> {
-    return this.call<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
+  private noteWake(wakeAt: number | null): void {
+    this.dueAt = wakeAt ?? Date.now() + APPLIER_RECHECK_AFTER_MS;
+  }
+
+  /**
+   * Whether updates the last drain left waiting are due again at `now` without any change to
+   * agent.db (a baseline's settle deadline, a failure to retry, or the recheck). Until then the
+   * poll wakes the thread only for a change, so it rests through a chain gap.
+   */
+  waitingDue(now: number): boolean {
+    return now >= this.dueAt;
+  }
+
+  async forceApply(inboxId: number, actor: string, reason: string): Promise<Omit<ForceApplyReply, 'wakeAt'>> {
+    try {
+      const { wakeAt, ...reply } = await this.call<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
+      this.noteWake(wakeAt);
+      return reply;
+    } catch (err) {
+      this.dueAt = 0;
+      throw err;
+    }
   }
 
   /** One batch of retention's range pruning, on the applier thread (the one writer of the menu). */

@@ -33,11 +33,15 @@ export type ApplierRequest =
 
 export interface DrainReply {
   readonly applied: AppliedUpdate[];
+  /** Applier.wakeAt after the drain: when what it left becomes due with no change to agent.db. */
+  readonly wakeAt: number | null;
 }
 
 export interface ForceApplyReply {
   readonly forced: AppliedUpdate;
   readonly then: AppliedUpdate[];
+  /** As DrainReply's, after the drain that follows the force-apply. */
+  readonly wakeAt: number | null;
 }
 
 /** Applier thread -> main thread, as they happen (for the log). */

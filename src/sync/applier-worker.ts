@@ -52,13 +52,13 @@ emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | Force
     case 'drain': {
       const applied = applier.drain();
       housekeeping();
-      return { applied };
+      return { applied, wakeAt: applier.wakeAt };
     }
     case 'force-apply': {
       const forced = applier.forceApply(request.inboxId, request.actor, request.reason);
       const then = applier.drain();
       housekeeping();
-      return { forced, then };
+      return { forced, then, wakeAt: applier.wakeAt };
     }
     case 'prune-ranges':
       // One batch per request (retention's loop sends the next), so applies queued meanwhile interleave.

@@ -221,11 +221,29 @@ export class Applier {
     return finished;
   }
 
+  /**
+   * What the last drain left that becomes due with no change to agent.db: the earliest baseline
+   * settle deadline (epoch ms), 0 after a failure or an interrupted drain (try again at once), or null
+   * when nothing does: every update left waits for a change first (its parent to arrive, an
+   * operator's force-apply or conflict resolution, a resume), each of which reaches agent.db or cues a
+   * drain itself. The agent's poll reads it to let the applier thread rest during a chain gap.
+   */
+  wakeAt: number | null = 0;
+
   /** Applies everything that can be applied now (nothing while paused). Returns what was applied, in order. */
   drain(): AppliedUpdate[] {
     const done: AppliedUpdate[] = [];
+    let wake: number | null = null;
+    const dueAt = (at: number): void => {
+      wake = wake === null ? at : Math.min(wake, at);
+    };
+    this.wakeAt = 0;
     this.reconcile();
-    if (isPaused(this.agent)) return done;
+    if (isPaused(this.agent)) {
+      // A resume cues its own drain.
+      this.wakeAt = null;
+      return done;
+    }
     for (const { location_id } of this.stmt.pendingLocations.all()) {
       if (!this.forThisSite(location_id)) continue;
       for (;;) {
@@ -236,10 +254,16 @@ export class Applier {
         try {
           const next = this.nextFor(location_id);
           if (!next) break;
+          if ('settlesAt' in next) {
+            dueAt(next.settlesAt);
+            break;
+          }
           attemptedId = next.row.id;
           applied = this.applyRow(location_id, next.row, next.baseline, false, next.last);
         } catch (err) {
           this.recordFailure(location_id, attemptedId, err);
+          // Retried at the next poll, as long as it fails.
+          dueAt(0);
           break;
         }
         this.lastFailure.delete(location_id);
@@ -247,6 +271,7 @@ export class Applier {
         this.events.applied?.(applied);
       }
     }
+    this.wakeAt = wake;
     return done;
   }
 
@@ -297,8 +322,11 @@ export class Applier {
     return siteRoleOf(locationId, this.appliedSequence(locationId), this.site) !== 'other';
   }
 
-  /** Finds the update to apply next for a location, marking stale ones on the way. */
-  private nextFor(locationId: number): { row: PendingRow; baseline: boolean; last: number | null } | null {
+  /**
+   * Finds the update to apply next for a location, marking stale ones on the way: null when none can
+   * be applied until something changes, `settlesAt` when its baseline waits for the settle deadline.
+   */
+  private nextFor(locationId: number): { row: PendingRow; baseline: boolean; last: number | null } | { settlesAt: number } | null {
     const last = this.appliedSequence(locationId);
     if (last !== null) {
       // What the loop below decides for a location with an applied update, without reading every
@@ -316,7 +344,9 @@ export class Applier {
     const webhookDeliveries = pending.filter((p) => p.source === 'webhook');
     if (this.policy === 'auto' && webhookDeliveries.length > 0) {
       const earliest = Math.min(...webhookDeliveries.map((p) => Date.parse(p.received_at)));
-      if (baselineSettleRemaining(earliest, Date.now(), this.baselineSettleMs) > 0) return null;
+      const now = Date.now();
+      const remaining = baselineSettleRemaining(earliest, now, this.baselineSettleMs);
+      if (remaining > 0) return { settlesAt: now + remaining };
     }
     for (const row of pending) {
       const decision = decideApply({ lastApplied: null }, { changeSequence: row.change_sequence, parentChangeSequence: row.parent_change_sequence }, this.policy);

@@ -63,4 +63,41 @@ describe('the applier thread at rest', () => {
     await waitFor('the other process\'s import to be applied', () => sellPrice(10) === '4.75', 20_000, 20);
     await waitFor('the applier thread to rest once more', () => !agent.applier.awake, 20_000, 20);
   });
+
+  it('rests through a chain gap, and wakes for the missing parent', { timeout: 60_000 }, async () => {
+    const t = await startTestAgent({ sync: { pollIntervalMs: 100 } }, { applierRestAfterMs: 300 });
+    const { agent } = t;
+    const sellPrice = (): string | undefined => (agent.core.tillDb.prepare('SELECT sell_price FROM price_ranges WHERE location_id = 20').get() as { sell_price: string } | undefined)?.sell_price;
+    const pending = (): number => (agent.core.agentDb.prepare("SELECT count(*) AS n FROM inbox WHERE state = 'pending'").get() as { n: number }).n;
+
+    assert.equal((await t.post(body(20, 1, '1.00'))).status, 200);
+    await waitFor('the baseline to be applied', () => sellPrice() === '1.00', 20_000, 20);
+    // ChangeSequence 3 arrives before its parent 2: it waits, and the thread rests all the same.
+    assert.equal((await t.post(body(20, 3, '3.00'))).status, 200);
+    await waitFor('the applier thread to rest with an update waiting', () => !agent.applier.awake, 20_000, 20);
+    assert.equal(pending(), 1);
+    let woke = false;
+    const watch = setInterval(() => (woke ||= agent.applier.awake), 5);
+    await new Promise((r) => setTimeout(r, 1_500));
+    clearInterval(watch);
+    assert.equal(woke, false, 'the poll started the thread for an update that waits for its parent');
+    assert.equal(sellPrice(), '1.00');
+
+    // The parent arrives: both are applied, in chain order.
+    assert.equal((await t.post(body(20, 2, '2.00'))).status, 200);
+    await waitFor('the chain to be applied', () => sellPrice() === '3.00', 20_000, 20);
+    assert.equal(pending(), 0);
+  });
+
+  it("wakes by itself at a new location's baseline settle deadline", { timeout: 60_000 }, async () => {
+    const t = await startTestAgent({ sync: { pollIntervalMs: 100, baselineSettleSeconds: 2 } }, { applierRestAfterMs: 300 });
+    const { agent } = t;
+    const sellPrice = (): string | undefined => (agent.core.tillDb.prepare('SELECT sell_price FROM price_ranges WHERE location_id = 30').get() as { sell_price: string } | undefined)?.sell_price;
+    assert.equal((await t.post(body(30, 5, '5.00'))).status, 200);
+    // The delivery's drain leaves the baseline to settle; the thread rests before the deadline
+    // (300 ms after that drain), and nothing else reaches agent.db: only the deadline can wake it.
+    await waitFor('the applier thread to rest while the baseline settles', () => !agent.applier.awake, 1_900, 10);
+    assert.equal(sellPrice(), undefined, 'applied before the settle deadline');
+    await waitFor('the baseline to be applied after it settled', () => sellPrice() === '5.00', 20_000, 20);
+  });
 });
