@@ -246,6 +246,14 @@ export function sameMeaning(a: Buffer, b: Buffer): boolean {
   const x = readBody(a, { checkItems: false });
   const y = readBody(b, { checkItems: false });
   if (!x.ok || !y.ok) return false;
+  return runSteps(sameMeaningSteps(x, y));
+}
+
+/**
+ * sameMeaning of two bodies already read, in steps (src/domain/steps.ts): one after each pair of items
+ * compared, so whoever runs it can answer other requests between them.
+ */
+export function* sameMeaningSteps(x: ReadBody, y: ReadBody): Steps<boolean> {
   let px: UpdatePlan;
   let py: UpdatePlan;
   try {
@@ -263,6 +271,7 @@ export function sameMeaning(a: Buffer, b: Buffer): boolean {
         break;
       }
       if (!sameJson(nx.value, ny.value)) return false;
+      yield;
     }
   } catch {
     // An item that no longer parses (the stored body was checked when received): not provably the same.

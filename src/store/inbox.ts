@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readBody, readBodyFromSteps, sameMeaning, type EnvelopeHeader, type ReadBodyResult } from '../domain/body';
+import { readBody, readBodyFromSteps, readStoredBody, sameMeaning, sameMeaningSteps, type EnvelopeHeader, type ReadBody, type ReadBodyResult } from '../domain/body';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { crashPoint } from '../crash-points';
@@ -228,7 +228,8 @@ export class Inbox {
       try {
         const body: ReceivedBody = { bytes: source.length, sha256: delivery.file.sha256, whole: () => source.whole(), file: delivery.file };
         const checked = await runInSlices(readBodyFromSteps(source, { checkItems: true }), sliceMs);
-        outcome = this.store(delivery, body, checked);
+        const meanings = checked.ok ? await this.compareWithStored(checked, body.sha256, sliceMs) : undefined;
+        outcome = this.store(delivery, body, checked, meanings);
       } finally {
         source.close();
       }
@@ -245,7 +246,31 @@ export class Inbox {
     return outcome;
   }
 
-  private store(delivery: Omit<IncomingDelivery, 'raw'>, body: ReceivedBody, checked: ReadBodyResult): ReceiptOutcome {
+  /**
+   * For a redelivery whose bytes differ from the bodies already stored under its ChangeSequence:
+   * whether it means the same as each (sameMeaning), compared in slices like the check before it,
+   * item by item from both bodies' bytes, before the write transaction. The transaction uses these
+   * answers and compares there only a body stored meanwhile, or one stored without a layout.
+   */
+  private async compareWithStored(checked: ReadBody, sha256: string, sliceMs: number): Promise<ReadonlyMap<number, boolean>> {
+    const meanings = new Map<number, boolean>();
+    const existing = this.findSameSequence.all(checked.envelope.LocationID, checked.envelope.ChangeSequence);
+    // The same bytes: a duplicate, decided by the hash alone.
+    if (existing.some((e) => e.body_sha256 === sha256)) return meanings;
+    for (const e of existing) {
+      const layout = this.bodies.layout(e.id);
+      const ranges = this.bodies.ranges(e.id);
+      if (!layout || !ranges) continue;
+      const stored = readStoredBody(layout, ranges);
+      const same = stored.ok && (await runInSlices(sameMeaningSteps(stored, checked), sliceMs));
+      meanings.set(e.id, same);
+      // classifyReceipt takes the first equivalent body: the rest need no comparison.
+      if (same) break;
+    }
+    return meanings;
+  }
+
+  private store(delivery: Omit<IncomingDelivery, 'raw'>, body: ReceivedBody, checked: ReadBodyResult, meanings?: ReadonlyMap<number, boolean>): ReceiptOutcome {
     if (!checked.ok) {
       const errorId = checked.error.id;
       const raw = body.whole();
@@ -278,6 +303,8 @@ export class Inbox {
           (stored) => {
             // Only for the rare redelivery whose bytes differ: compared by what the update means
             // (src/domain/body.ts), so re-encoding an identifier ("118" vs 118) is not a conflict.
+            const known = meanings?.get(stored.id);
+            if (known !== undefined) return known;
             const raw = this.bodies.read(stored.id);
             if (raw === undefined || raw === null) return false;
             const incoming = body.whole();

@@ -66,4 +66,61 @@ describe('a large body checked in slices', () => {
       else for (const db of [store.till, store.staff]) db.close();
     }
   });
+
+  for (const meaning of ['same', 'different'] as const) {
+    it(`compares a redelivery whose bytes differ in slices, before its transaction (${meaning} meaning)`, async () => {
+      const dataDir = tempDir('pos-sync-inbox-compare-');
+      const store = openStore(dataDir);
+      try {
+        const inbox = new Inbox(store.agent);
+        const first = await inbox.receiveFile({ file: await writeBodyFile(dataDir, body(4, 2, 400)), sender: 'test', source: 'webhook', contentType: 'application/json' }, 0);
+        assert.equal(first.kind, 'stored');
+        // The same update re-encoded (spacing, identifiers as numbers), or with one price changed.
+        const update = JSON.parse(body(4, 2, 400).toString('utf8')) as { ScheduledItems: { PLU: string | number; PriceUpdates: { SellPrice: string }[] }[] };
+        if (meaning === 'same') for (const i of update.ScheduledItems) i.PLU = Number(i.PLU);
+        else update.ScheduledItems[399]!.PriceUpdates[0]!.SellPrice = '9.99';
+        const again = Buffer.from(JSON.stringify(update, null, 1));
+
+        // Seen from outside: when the comparison starts, and whether the write transaction read a
+        // stored body whole (the old way, on the thread that answers head office).
+        const hooks = inbox as unknown as { compareWithStored: (...args: unknown[]) => Promise<unknown>; bodies: { read: (...args: unknown[]) => unknown } };
+        let comparing = false;
+        const compare = hooks.compareWithStored.bind(inbox);
+        hooks.compareWithStored = (...args) => {
+          comparing = true;
+          return compare(...args);
+        };
+        let wholeReads = 0;
+        const read = hooks.bodies.read.bind(hooks.bodies);
+        hooks.bodies.read = (...args) => {
+          wholeReads += 1;
+          return read(...args);
+        };
+
+        const order: string[] = [];
+        let small: ReceiptOutcome | undefined;
+        let finished = false;
+        const tick = (): void => {
+          if (finished) return;
+          if (!comparing) return void setImmediate(tick);
+          small = inbox.receive({ raw: body(5, 2, 1), sender: 'test', source: 'webhook', contentType: 'application/json' });
+          order.push('small stored');
+        };
+        setImmediate(tick);
+        const redelivery = await inbox.receiveFile({ file: await writeBodyFile(dataDir, again), sender: 'test', source: 'webhook', contentType: 'application/json' }, 0);
+        finished = true;
+        order.push('redelivery stored');
+        assert.deepEqual(order, ['small stored', 'redelivery stored'], 'a small delivery waited for the whole comparison');
+        assert.equal((small as ReceiptOutcome | undefined)?.kind, 'stored');
+        assert.equal(redelivery.kind, 'stored');
+        if (redelivery.kind === 'stored' && first.kind === 'stored') {
+          assert.equal(redelivery.decision, meaning === 'same' ? 'duplicate' : 'conflict');
+          if (meaning === 'same') assert.equal(redelivery.inboxId, first.inboxId);
+        }
+        assert.equal(wholeReads, 0, 'the write transaction read a stored body whole');
+      } finally {
+        closeStore(store);
+      }
+    });
+  }
 });
