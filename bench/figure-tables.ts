@@ -159,9 +159,20 @@ interface RunSizeFigures {
 const RUN_SIZES_TABLE = {
   bench: 'run-S-M-L',
   render(r: BenchRecord): string {
-    const { results: sizes, serveIdle, nodeFloor } = r.figures as {
+    type ServeFigures = {
+      command: string;
+      rssBytes: number;
+      agentThreads: string[];
+      fileBackedBytes?: number;
+      anonymousBytes?: number;
+      awakeRssBytes?: number;
+      fileBreakdown?: { nodeCodeBytes: number; nodeDataBytes: number; otherFilesBytes: number };
+      nodeOptions?: string[];
+    };
+    const { results: sizes, serveIdle, serveUnoptimised, nodeFloor } = r.figures as {
       results: RunSizeFigures[];
-      serveIdle?: { command: string; rssBytes: number; agentThreads: string[]; fileBackedBytes?: number; anonymousBytes?: number; awakeRssBytes?: number };
+      serveIdle?: ServeFigures;
+      serveUnoptimised?: ServeFigures;
       nodeFloor?: { bareRssBytes: number; perEmptyWorkerBytes: number; intlTimeZoneBytes?: number; expressInWorkerBytes?: number; zodInWorkerBytes?: number };
     };
     const row = (what: string, target: string, cell: (s: RunSizeFigures) => string): string => `| ${what} | ${sizes.map(cell).join(' | ')} | ${target} |`;
@@ -185,6 +196,14 @@ const RUN_SIZES_TABLE = {
     const lines = [...rows];
     if (serveIdle) {
       lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files and ${mb(serveIdle.anonymousBytes)} anonymous memory` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
+      const files = (f: NonNullable<ServeFigures['fileBreakdown']>): string => `the node binary's code ${mb(f.nodeCodeBytes)}, its read-only data (ICU's data, V8's snapshot, Node's own JavaScript) ${mb(f.nodeDataBytes)}, other files ${mb(f.otherFilesBytes)}`;
+      if (serveIdle.fileBreakdown) lines.push('', `Its pages of files: ${files(serveIdle.fileBreakdown)}.`);
+      if (serveUnoptimised?.fileBreakdown && serveIdle.fileBreakdown && serveUnoptimised.anonymousBytes !== undefined) {
+        lines.push(
+          '',
+          `The same \`serve\` started with \`${(serveUnoptimised.nodeOptions ?? []).join(' ')}\` (V8's optimising compilers off; not how a site runs it, for the share of their code only): ${mb(serveUnoptimised.rssBytes)}, of which ${files(serveUnoptimised.fileBreakdown)}, and ${mb(serveUnoptimised.anonymousBytes)} anonymous memory.`,
+        );
+      }
     }
     if (nodeFloor) {
       // serve's threads while idle (older results named none and ran three).

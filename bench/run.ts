@@ -224,6 +224,35 @@ interface ServeIdle {
   readonly restWaitMs: number;
   /** The agent's own threads (named) when measured. */
   readonly agentThreads: string[];
+  /** Of the pages of files: the node binary's code (executable mappings), its read-only data (ICU's data, V8's snapshot, Node's own JavaScript), and every other file (libraries, better-sqlite3). From /proc/PID/smaps. */
+  readonly fileBreakdown: { readonly nodeCodeBytes: number; readonly nodeDataBytes: number; readonly otherFilesBytes: number };
+  /** The node options this serve ran with (none: as a site runs it). */
+  readonly nodeOptions: string[];
+}
+
+/** The pages of files in a process's RSS, split by what they are (ServeIdle.fileBreakdown). Linux only. */
+function fileBreakdown(pid: number): ServeIdle['fileBreakdown'] {
+  let nodeCodeBytes = 0;
+  let nodeDataBytes = 0;
+  let otherFilesBytes = 0;
+  let kind: 'code' | 'data' | 'other' | null = null;
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (header) {
+      const [, perms, inode, file] = header;
+      if (inode === '0' || !file || file.startsWith('[')) kind = null;
+      else if (file === process.execPath || path.basename(file) === 'node') kind = perms!.includes('x') ? 'code' : 'data';
+      else kind = 'other';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (!rss || kind === null) continue;
+    const bytes = Number(rss[1]) * 1024;
+    if (kind === 'code') nodeCodeBytes += bytes;
+    else if (kind === 'data') nodeDataBytes += bytes;
+    else otherFilesBytes += bytes;
+  }
+  return { nodeCodeBytes, nodeDataBytes, otherFilesBytes };
 }
 
 /**
@@ -231,11 +260,11 @@ interface ServeIdle {
  * dist/, the status window's server on), once its applier thread has rested: what issue 29's idle
  * target names. Read from /proc (this bench runs on Linux).
  */
-async function serveIdle(work: string): Promise<ServeIdle> {
+async function serveIdle(work: string, nodeOptions: string[] = []): Promise<ServeIdle> {
   const dataDir = fs.mkdtempSync(path.join(work, 'serve-'));
   const config = writeConfig(dataDir, { dataDir, webhook: { port: await freePort() }, admin: { port: await freePort() } });
   const bin = path.join(__dirname, '..', 'bin', 'pos-sync-agent.cjs');
-  const child = spawn(process.execPath, [bin, 'serve', '--no-login-link', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeOptions, bin, 'serve', '--no-login-link', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -267,7 +296,18 @@ async function serveIdle(work: string): Promise<ServeIdle> {
     // The agent maps no shared memory: what is not anonymous is pages of files.
     const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
     if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
-    return { command: 'pos-sync-agent serve (status window on, staff off)', rssBytes: settled.rssBytes, awakeRssBytes, settledAfterMs: settled.settledAfterMs, fileBackedBytes, anonymousBytes, restWaitMs, agentThreads };
+    return {
+      command: 'pos-sync-agent serve (status window on, staff off)',
+      rssBytes: settled.rssBytes,
+      awakeRssBytes,
+      settledAfterMs: settled.settledAfterMs,
+      fileBackedBytes,
+      anonymousBytes,
+      restWaitMs,
+      agentThreads,
+      fileBreakdown: fileBreakdown(child.pid!),
+      nodeOptions,
+    };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -789,7 +829,17 @@ async function main(): Promise<void> {
     const floor = await nodeFloor();
     log('serve: waiting for its applier thread to rest');
     const serve = await serveIdle(work);
-    const serveLines = `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${(serve.rssBytes / 1e6).toFixed(1)} MB   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (file-backed ${(serve.fileBackedBytes / 1e6).toFixed(1)} MB, anonymous ${(serve.anonymousBytes / 1e6).toFixed(1)} MB); just before its applier rested: ${(serve.awakeRssBytes / 1e6).toFixed(1)} MB\nbaseline: a bare Node process ${(floor.bareRssBytes / 1e6).toFixed(1)} MB, each empty worker thread +${(floor.perEmptyWorkerBytes / 1e6).toFixed(1)} MB; an Intl time zone +${(floor.intlTimeZoneBytes / 1e6).toFixed(1)} MB; express in a worker +${(floor.expressInWorkerBytes / 1e6).toFixed(1)} MB, zod +${(floor.zodInWorkerBytes / 1e6).toFixed(1)} MB`;
+    // The same serve with V8's optimising compilers off: how much of the node binary's code in its
+    // RSS those compilers' own code is (they run for the start's drain, and their pages stay).
+    log('serve again, V8 optimising compilers off: waiting for its applier thread to rest');
+    const serveUnoptimised = await serveIdle(work, ['--no-opt', '--no-maglev']);
+    const mbText = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+    const filesText = (s: ServeIdle): string => `file-backed ${mbText(s.fileBackedBytes)}: node's code ${mbText(s.fileBreakdown.nodeCodeBytes)}, node's data ${mbText(s.fileBreakdown.nodeDataBytes)}, other files ${mbText(s.fileBreakdown.otherFilesBytes)}; anonymous ${mbText(s.anonymousBytes)}`;
+    const serveLines = [
+      `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${mbText(serve.rssBytes)}   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (${filesText(serve)}); just before its applier rested: ${mbText(serve.awakeRssBytes)}`,
+      `the same with ${serveUnoptimised.nodeOptions.join(' ')} (not how a site runs it): ${mbText(serveUnoptimised.rssBytes)} (${filesText(serveUnoptimised)})`,
+      `baseline: a bare Node process ${mbText(floor.bareRssBytes)}, each empty worker thread +${mbText(floor.perEmptyWorkerBytes)}; an Intl time zone +${mbText(floor.intlTimeZoneBytes)}; express in a worker +${mbText(floor.expressInWorkerBytes)}, zod +${mbText(floor.zodInWorkerBytes)}`,
+    ].join('\n');
     if (args['serve-only']) {
       process.stdout.write(`${serveLines}\n`);
       return;
@@ -797,8 +847,8 @@ async function main(): Promise<void> {
     const results: SizeResult[] = [];
     for (const spec of selected) results.push(await runSize(spec, work));
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem(), node: process.version, platform: `${os.platform()} ${os.release()}`, tmpdir: os.tmpdir() };
-    recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
-    if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, nodeFloor: floor })}\n`);
+    recordResult(`run-${results.map((r) => r.size).join('-')}`, { results, serveIdle: serve, serveUnoptimised, nodeFloor: floor, tmpdir: machine.tmpdir, tillBinding });
+    if (json) process.stdout.write(`${JSON.stringify({ machine, results, serveIdle: serve, serveUnoptimised, nodeFloor: floor })}\n`);
     else process.stdout.write(`${table(results)}\n\n${serveLines}\n\nmachine: ${machine.cpus} x ${machine.cpuModel}, ${(machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${machine.node}, data in ${machine.tmpdir}\n`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
