@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Agent } from '../../src/agent';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
 import { waitFor } from '../../src/dev/child-agent';
@@ -14,6 +15,10 @@ import { item, price, update } from '../helpers/fixtures';
 
 const body = (location: number, seq: number, sell: string): Record<string, unknown> =>
   update(location, seq, seq - 1, [item('1', 'A', [price('2026-12-01', '9999-12-31', 'Eat In', sell)])]);
+
+/** The till's count of a location's waiting updates, refreshed by the applier thread after each drain. */
+const tillWaiting = (agent: Agent, location: number): number | undefined =>
+  (agent.core.tillDb.prepare('SELECT waiting_updates FROM locations WHERE location_id = ?').get(location) as { waiting_updates: number } | undefined)?.waiting_updates;
 
 describe('the applier thread at rest', () => {
   it('rests when idle, stays resting while nothing changes, and wakes for a delivery or another process\'s import', { timeout: 60_000 }, async () => {
@@ -72,8 +77,10 @@ describe('the applier thread at rest', () => {
 
     assert.equal((await t.post(body(20, 1, '1.00'))).status, 200);
     await waitFor('the baseline to be applied', () => sellPrice() === '1.00', 20_000, 20);
-    // ChangeSequence 3 arrives before its parent 2: it waits, and the thread rests all the same.
+    // ChangeSequence 3 arrives before its parent 2: it waits (the till's count says the delivery's
+    // drain has run), and the thread rests all the same.
     assert.equal((await t.post(body(20, 3, '3.00'))).status, 200);
+    await waitFor("the delivery's drain", () => tillWaiting(agent, 20) === 1, 20_000, 20);
     await waitFor('the applier thread to rest with an update waiting', () => !agent.applier.awake, 20_000, 20);
     assert.equal(pending(), 1);
     let woke = false;
@@ -90,13 +97,16 @@ describe('the applier thread at rest', () => {
   });
 
   it("wakes by itself at a new location's baseline settle deadline", { timeout: 60_000 }, async () => {
-    const t = await startTestAgent({ sync: { pollIntervalMs: 100, baselineSettleSeconds: 2 } }, { applierRestAfterMs: 300 });
+    const t = await startTestAgent({ sync: { pollIntervalMs: 100, baselineSettleSeconds: 4 } }, { applierRestAfterMs: 300 });
     const { agent } = t;
     const sellPrice = (): string | undefined => (agent.core.tillDb.prepare('SELECT sell_price FROM price_ranges WHERE location_id = 30').get() as { sell_price: string } | undefined)?.sell_price;
+    const posted = Date.now();
     assert.equal((await t.post(body(30, 5, '5.00'))).status, 200);
     // The delivery's drain leaves the baseline to settle; the thread rests before the deadline
     // (300 ms after that drain), and nothing else reaches agent.db: only the deadline can wake it.
-    await waitFor('the applier thread to rest while the baseline settles', () => !agent.applier.awake, 1_900, 10);
+    await waitFor("the delivery's drain", () => tillWaiting(agent, 30) === 1, 3_000, 10);
+    await waitFor('the applier thread to rest while the baseline settles', () => !agent.applier.awake, 3_500, 10);
+    assert.ok(Date.now() - posted < 4_000, 'the thread rested only after the settle deadline: this run proves nothing');
     assert.equal(sellPrice(), undefined, 'applied before the settle deadline');
     await waitFor('the baseline to be applied after it settled', () => sellPrice() === '5.00', 20_000, 20);
   });
