@@ -1,5 +1,6 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { operatorName } from '../core';
+import { header } from '../http/request';
 
 /**
  * The person using the status window: the window asks their name once per window session and sends it
@@ -9,8 +10,8 @@ import { operatorName } from '../core';
 export const PERSON_HEADER = 'x-operator-name';
 
 /** The name sent with a request, or null when none (or not a usable name) was given. */
-export function personOf(req: Pick<Request, 'get'>): string | null {
-  const raw = req.get(PERSON_HEADER);
+export function personOf(req: Pick<IncomingMessage, 'headers'>): string | null {
+  const raw = header(req, PERSON_HEADER);
   if (!raw) return null;
   let name: string;
   try {
@@ -26,7 +27,7 @@ export function personOf(req: Pick<Request, 'get'>): string | null {
 }
 
 /** The audit log's actor for a window request: the person, then the OS account that runs the window. */
-export function windowActor(req: Pick<Request, 'get'>): string {
+export function windowActor(req: Pick<IncomingMessage, 'headers'>): string {
   const person = personOf(req);
   return person ? `${person} (status window on ${operatorName()})` : `${operatorName()} (status window)`;
 }

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import express from 'express';
+import Router from 'router';
 import { AppError } from '../errors';
 import { errorMiddleware, notFound } from '../http/errors';
+import { requestListener } from '../http/listener';
+import { staticFiles } from '../http/static-files';
 import { tokenReader, type AdminDeps } from './deps';
 import { accessRoutes } from './routes/access';
 import { changesRoutes } from './routes/changes';
@@ -35,15 +37,15 @@ export function defaultRendererDir(): string {
  * check, the token and (for changes) the CSRF check (routes/access.ts). Each area's routes are a
  * router of their own in routes/; this only puts them in order. `port()` is the bound port (known
  * after listen).
+ *
+ * On `router` (express's own router) without express, which the agent's main thread need not load
+ * (docs/performance.md): no X-Powered-By, no ETag; query strings are read flat (http/request.ts), so
+ * `a[b]=c` is no nested object; bodies are read by http/body.ts, files served by http/static-files.ts.
  */
-export function createAdminApp(deps: AdminDeps, port: () => number): { app: express.Express; closeEvents: () => void } {
+export function createAdminApp(deps: AdminDeps, port: () => number): { app: (req: http.IncomingMessage, res: http.ServerResponse) => void; closeEvents: () => void } {
   const { agent, log } = deps;
   const currentToken = tokenReader(deps.token);
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // We parse query strings ourselves as flat strings: no nested objects from `a[b]=c`.
-  app.set('query parser', 'simple');
+  const app = Router();
 
   // The scraper's own credential, checked before (and instead of) the window's session.
   if (deps.metrics) app.use(metricsRoutes(deps.metrics, port));
@@ -71,17 +73,12 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: expr
 
   app.use('/api', notFound);
 
-  app.use(
-    express.static(deps.rendererDir, {
-      index: 'index.html',
-      dotfiles: 'ignore',
-      redirect: false,
-      setHeaders: (res) => res.setHeader('Cache-Control', 'no-store'),
-    }),
-  );
+  // The window's files: index.html for `/`, no folder listing, no dotfiles (http/static-files.ts).
+  app.use(staticFiles(deps.rendererDir, { headers: (res) => res.setHeader('Cache-Control', 'no-store') }));
   app.use(notFound);
-  app.use(errorMiddleware(log));
-  return { app, closeEvents: events.close };
+  const fail = errorMiddleware(log);
+  app.use(fail);
+  return { app: requestListener(app, fail), closeEvents: events.close };
 }
 
 export interface RunningAdminServer {

@@ -3,8 +3,9 @@ import { AppError, isStorageFailure } from '../errors';
 import type { Logger } from '../log';
 
 /**
- * Handlers on Node's own request and response, so the same ones serve express (the status window,
- * the control channel) and the webhook's `router` (which does without express's additions).
+ * Handlers on Node's own request and response, for the servers built on `router` (express's own
+ * router, without express's request and response additions): the webhook, the status window and the
+ * control channel.
  */
 type Next = (err?: unknown) => void;
 export type Handler = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
@@ -24,7 +25,10 @@ function pathOf(req: IncomingMessage): string {
   return (req.url ?? '').split('?')[0] ?? '';
 }
 
-/** Maps body-parser's error types to our stable ids; `status` comes from body-parser. */
+/**
+ * Maps the body readers' error types (body.ts; the names are body-parser's, which these servers used
+ * before) to our stable ids; `status` comes with the error.
+ */
 const BODY_ERRORS: Record<string, { id: string; message: string }> = {
   'entity.too.large': { id: 'payload_too_large', message: 'the request body is larger than this endpoint accepts' },
   'request.aborted': { id: 'request_aborted', message: 'the request body was not received completely' },

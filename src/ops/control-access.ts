@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import Router from 'router';
 import type { z } from 'zod';
 import type { Agent } from '../agent';
 import type { AdminService } from '../admin/service';
@@ -6,6 +6,8 @@ import { DEFAULT_PANEL_SERVICES } from '../admin/service';
 import { buildStatusReply } from '../admin/status-reply';
 import { severityOf } from '../admin/summary';
 import { AppError } from '../errors';
+import { bodyOf, jsonBody } from '../http/body';
+import { sendJson } from '../http/errors';
 import type { Logger } from '../log';
 import { audit } from '../store/audit';
 import { ACTOR_HEADER, actorSchema, LoginLinkBody, type LoginLinkReply, type SummaryReply } from './control-protocol';
@@ -27,7 +29,7 @@ function askedBy(raw: unknown, via: string): string {
   return `${parsed.success ? parsed.data : 'operator'} (${via})`;
 }
 
-export function controlAccessRoutes(agent: Agent, log: Logger): Router {
+export function controlAccessRoutes(agent: Agent, log: Logger): Router.Router {
   const router = Router();
 
   router.get('/summary', (_req, res) => {
@@ -45,11 +47,11 @@ export function controlAccessRoutes(agent: Agent, log: Logger): Router {
       pausedAt: reply.pausedAt ?? null,
       adminUrl: agent.service<AdminService>('admin')?.url ?? null,
     };
-    res.json(body);
+    sendJson(res, 200, body);
   });
 
-  router.post('/login-link', express.json({ limit: '16kb', type: () => true }), (req, res) => {
-    const parsed = LoginLinkBody.safeParse(req.body);
+  router.post('/login-link', jsonBody({ limit: 16 * 1024, anyType: true }), (req, res) => {
+    const parsed = LoginLinkBody.safeParse(bodyOf(req));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new AppError('invalid_parameter', 400, `${issue?.path.map(String).join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`);
@@ -63,7 +65,7 @@ export function controlAccessRoutes(agent: Agent, log: Logger): Router {
     // The link is a credential: the log says who asked, never the link.
     log.info(`status window login link handed to ${actor}${parsed.data.rotate ? ' after replacing the access token' : ''}`);
     const body: z.infer<typeof LoginLinkReply> = { url: link.url, expiresAt: link.expiresAt.toISOString(), rotated: parsed.data.rotate };
-    res.json(body);
+    sendJson(res, 200, body);
   });
 
   return router;

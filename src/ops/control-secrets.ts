@@ -1,5 +1,7 @@
-import { Router, type Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import Router from 'router';
 import type { Agent } from '../agent';
+import { sendJson } from '../http/errors';
 import type { Logger } from '../log';
 import { audit } from '../store/audit';
 import { SECRET_SHOWN_ACTION, WEBHOOK_TOKEN_NAME, webhookTokenReply } from '../admin/webhook-token-schema';
@@ -12,7 +14,7 @@ import { SECRET_SHOWN_ACTION, WEBHOOK_TOKEN_NAME, webhookTokenReply } from '../a
  * the data folder can connect (control-protocol.ts); each answer is in the audit log with the
  * command line's account, and the agent's log says only that it was shown.
  */
-export function controlSecretRoutes(agent: Pick<Agent, 'config' | 'core'>, log: Logger, actorOf: (req: Request) => string): Router {
+export function controlSecretRoutes(agent: Pick<Agent, 'config' | 'core'>, log: Logger, actorOf: (req: IncomingMessage) => string): Router.Router {
   const router = Router();
   router.post('/webhook-token/reveal', (req, res) => {
     const reply = webhookTokenReply(agent.config);
@@ -21,7 +23,7 @@ export function controlSecretRoutes(agent: Pick<Agent, 'config' | 'core'>, log: 
       audit(agent.core.agentDb, actor, SECRET_SHOWN_ACTION, { name: WEBHOOK_TOKEN_NAME });
       log.info(`command line: ${WEBHOOK_TOKEN_NAME} shown to ${actor}`);
     }
-    res.json(reply);
+    sendJson(res, 200, reply);
   });
   return router;
 }

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import express from 'express';
+import Router from 'router';
 import type { z } from 'zod';
 import type { Agent, AgentService } from '../agent';
 import { AppError } from '../errors';
-import { errorMiddleware } from '../http/errors';
+import { bodyOf, jsonBody, rawBody } from '../http/body';
+import { errorMiddleware, sendJson } from '../http/errors';
+import { requestListener } from '../http/listener';
 import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
@@ -25,58 +27,63 @@ function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new AppError('invalid_parameter', 400, `${issue?.path.map(String).join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`);
 }
 
-function actorOf(req: express.Request): string {
+function actorOf(req: http.IncomingMessage): string {
   const raw = req.headers[ACTOR_HEADER];
   const parsed = actorSchema.safeParse(typeof raw === 'string' ? raw : undefined);
   return `${parsed.success ? parsed.data : 'operator'} (command line)`;
 }
 
-export function createControlApp(agent: Agent, log: Logger): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  const json = express.json({ limit: '16kb', type: () => true });
+/**
+ * The control channel's routes, on `router` (express's own router) without express, which the agent's
+ * main thread need not load. Its bodies are JSON whatever their Content-Type (at most 16 KiB), or an
+ * import's file (http/body.ts). Returns the request listener.
+ */
+export function createControlApp(agent: Agent, log: Logger): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const app = Router();
+  const json = jsonBody({ limit: 16 * 1024, anyType: true });
 
   app.get('/ping', (_req, res) => {
-    res.json({ pid: process.pid, dataDir: agent.config.dataDir });
+    sendJson(res, 200, { pid: process.pid, dataDir: agent.config.dataDir });
   });
 
   app.get('/progress', (_req, res) => {
-    res.json({ applying: agent.applyProgress });
+    sendJson(res, 200, { applying: agent.applyProgress });
   });
 
-  app.post('/import', express.raw({ type: () => true, limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
-    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  app.post('/import', rawBody({ limit: agent.config.webhook.maxBodyBytes }), async (req, res) => {
+    const body = bodyOf(req);
+    const raw: Buffer = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
     if (raw.length === 0) throw new AppError('empty_payload', 400, 'the file is empty');
     const actor = actorOf(req);
     const { outcome, applied } = await agent.importPayload(raw, actor);
     log.info(`command line: payload imported by ${actor} (${raw.length} bytes): ${outcome.kind === 'stored' ? outcome.decision : `rejected ${outcome.errorId}`}`);
-    res.json({ outcome, applied });
+    sendJson(res, 200, { outcome, applied });
   });
 
   app.post('/force-apply', json, async (req, res) => {
-    const body = parseBody(ForceApplyBody, req.body);
+    const body = parseBody(ForceApplyBody, bodyOf(req));
     const actor = actorOf(req);
     const result = await agent.forceApply(body.inboxId, actor, body.reason);
     log.warn(`command line: update #${body.inboxId} force-applied by ${actor}`);
-    res.json(result);
+    sendJson(res, 200, result);
   });
 
   // After a change the command line made to agent.db itself (resolve-conflict): apply what now can be.
   app.post('/drain', async (_req, res) => {
-    res.json({ applied: await agent.drainNow() });
+    sendJson(res, 200, { applied: await agent.drainNow() });
   });
 
   app.post('/ack-warnings', json, (req, res) => {
-    const body = parseBody(AckWarningsBody, req.body);
-    res.json({ acknowledged: agent.acknowledgeWarnings(actorOf(req), body.locationId) });
+    const body = parseBody(AckWarningsBody, bodyOf(req));
+    sendJson(res, 200, { acknowledged: agent.acknowledgeWarnings(actorOf(req), body.locationId) });
   });
 
   app.put('/paused', json, (req, res) => {
-    const body = parseBody(PausedBody, req.body);
+    const body = parseBody(PausedBody, bodyOf(req));
     const changed = agent.isPaused !== body.paused;
     agent.setPaused(body.paused, actorOf(req), body.reason?.trim() || null);
     const state = pauseState(agent.core.agentDb);
-    res.json({ paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
+    sendJson(res, 200, { paused: state.paused, changed, changedAt: state.changedAt, changedBy: state.changedBy });
   });
 
   // The status window's access (severity, login links): control-access.ts.
@@ -84,9 +91,11 @@ export function createControlApp(agent: Agent, log: Logger): express.Express {
   // The webhook token, for `secrets show` where the desktop app keeps it: control-secrets.ts.
   app.use(controlSecretRoutes(agent, log, actorOf));
 
-  app.use((_req, _res, next) => next(new AppError('not_found', 404, 'no such control route')));
-  app.use(errorMiddleware(log));
-  return app;
+  const noSuchRoute = (): AppError => new AppError('not_found', 404, 'no such control route');
+  app.use((_req, _res, next) => next(noSuchRoute()));
+  const fail = errorMiddleware(log);
+  app.use(fail);
+  return requestListener(app, fail, (req, res) => fail(noSuchRoute(), req, res, () => res.destroy()));
 }
 
 export class ControlService implements AgentService {

@@ -42,7 +42,7 @@ export class ReceiverHost {
       entry: 'receiver-worker',
       name: 'receiver',
       workerData: { config: deps.config, dataDir: deps.dataDir, quarantine: deps.quarantine } satisfies ReceiverWorkerData,
-      // Bodies are Buffers, outside the heap; the heap holds express, sockets and the check's items
+      // Bodies are Buffers, outside the heap; the heap holds the routes, sockets and the check's items
       // (parsed one at a time; see the applier's limits, young generation included).
       resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       onEvent: (event) => {

@@ -1,6 +1,10 @@
-import express, { Router } from 'express';
+import Router from 'router';
 import { cliCommand } from '../../config/invocation';
 import { AppError } from '../../errors';
+import { bodyOf, jsonBody } from '../../http/body';
+import { sendJson } from '../../http/errors';
+import { sendText } from '../../http/reply';
+import { header } from '../../http/request';
 import {
   CSRF_HEADER,
   SECURITY_HEADERS,
@@ -30,7 +34,7 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
-export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string; readonly onLogin?: () => void }): Router {
+export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string; readonly onLogin?: () => void }): Router.Router {
   const { port, sessionHours } = options;
   const currentToken = options.token;
   const usedCodes = new UsedLoginCodes(options.usedCodesFile);
@@ -42,7 +46,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     const host = checkHostHeader(req.headers.host, port());
     if (!host.ok) {
       // Plain text on purpose: nothing from this response may be useful to a rebinding page.
-      res.status(host.status).type('text/plain').send(`${host.message}\n`);
+      sendText(res, host.status, 'text/plain', `${host.message}\n`);
       return;
     }
     next();
@@ -50,10 +54,10 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
 
   // The window's script trades the login link's one-time code for a session value it keeps in the
   // page's sessionStorage (security.ts). Only from the window's own origin, like every change.
-  router.post('/api/login', express.json({ limit: '1kb', strict: true }), (req, res) => {
-    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: req.get('origin'), secFetchSite: req.get('sec-fetch-site') }, ownOrigins(port()), 'login');
+  router.post('/api/login', jsonBody({ limit: 1024 }), (req, res) => {
+    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(port()), 'login');
     if (!origin.ok) refuse(origin);
-    const code = (req.body as { code?: unknown } | undefined)?.code;
+    const code = (bodyOf(req) as { code?: unknown } | undefined)?.code;
     if (typeof code !== 'string') throw new AppError('login_code_required', 400, 'send {"code": "<the login link\'s code>"}');
     const now = new Date();
     const check = verifyLoginCode(code, currentToken(), now);
@@ -64,7 +68,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     }
     const session = mintSession(currentToken(), now, sessionHours);
     options.onLogin?.();
-    res.json({ session: session.value, expiresInMs: session.maxAgeMs });
+    sendJson(res, 200, { session: session.value, expiresInMs: session.maxAgeMs });
   });
 
   router.use('/api', (req, res, next) => {
@@ -75,16 +79,17 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
       next();
       return;
     }
-    res.status(decision.status).json({ error: { id: decision.id, message: decision.message } });
+    sendJson(res, decision.status, { error: { id: decision.id, message: decision.message } });
   });
 
   router.use((req, _res, next) => {
     const decision = checkChange(
       {
-        method: req.method,
-        csrfHeader: req.get(CSRF_HEADER),
-        origin: req.get('origin'),
-        secFetchSite: req.get('sec-fetch-site'),
+        // Node always sets it on a server's request; '' would count as a change, so checked like one.
+        method: req.method ?? '',
+        csrfHeader: header(req, CSRF_HEADER),
+        origin: header(req, 'origin'),
+        secFetchSite: header(req, 'sec-fetch-site'),
       },
       ownOrigins(port()),
       csrfTokenFor(currentToken()),

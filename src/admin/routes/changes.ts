@@ -1,6 +1,8 @@
-import { Router } from 'express';
+import Router from 'router';
 import { inDateDomain, isIsoDate, type IsoDate } from '../../domain/dates';
 import { AppError } from '../../errors';
+import { sendJson } from '../../http/errors';
+import { query } from '../../http/request';
 import { upcomingChangesFor } from '../../till/changes';
 import { COMING_UP_LIMIT, ComingUpReplySchema, matchesSearch, type ComingUpReply } from '../changes-schema';
 import type { AdminAgent } from '../deps';
@@ -21,18 +23,19 @@ function whole(value: unknown, name: string, min: number, max: number): number |
  * GET /api/changes?location=&from=&days=&q=: what changes on the till, by date (the Coming up tab;
  * the same computation as `pos-sync-agent changes`). Each location's window starts on its own today.
  */
-export function changesRoutes(agent: Pick<AdminAgent, 'core'>): Router {
+export function changesRoutes(agent: Pick<AdminAgent, 'core'>): Router.Router {
   const router = Router();
   router.get('/', (req, res) => {
-    const locationId = whole(req.query.location, 'location', 1, Number.MAX_SAFE_INTEGER);
-    const days = whole(req.query.days, 'days', 1, MAX_DAYS) ?? DEFAULT_DAYS;
-    const from = req.query.from;
+    const q = query(req);
+    const locationId = whole(q.location, 'location', 1, Number.MAX_SAFE_INTEGER);
+    const days = whole(q.days, 'days', 1, MAX_DAYS) ?? DEFAULT_DAYS;
+    const from = q.from;
     if (from !== undefined && from !== '' && !(isIsoDate(from) && inDateDomain(from))) throw new AppError('invalid_parameter', 400, 'from must be a date YYYY-MM-DD from 0001-01-01 to 9999-12-31');
-    const search = typeof req.query.q === 'string' ? req.query.q.slice(0, 100) : '';
+    const search = typeof q.q === 'string' ? q.q.slice(0, 100) : '';
     const result = upcomingChangesFor(agent.core, { locationId, from: typeof from === 'string' && from !== '' ? (from as IsoDate) : null, days });
     const matching = result.changes.filter((c) => matchesSearch(c, search));
     const reply: ComingUpReply = { days, search, windows: [...result.windows], total: matching.length, changes: matching.slice(0, COMING_UP_LIMIT) };
-    res.json(ComingUpReplySchema.parse(reply));
+    sendJson(res, 200, ComingUpReplySchema.parse(reply));
   });
   return router;
 }

@@ -1,4 +1,5 @@
-import { Router, type Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import Router from 'router';
 import { AppError } from '../../errors';
 import type { StaffService } from '../../employees/service';
 import type { AdminDeps } from '../deps';
@@ -11,11 +12,11 @@ const MAX_EVENT_CLIENTS = 16;
  * Live view (GET /api/events): one timer looks at the database; each open window gets a `change`
  * event when what it shows may have changed. Bounded so a runaway page cannot hold many sockets.
  */
-export function eventsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServices'>): { router: Router; close: () => void } {
+export function eventsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServices'>): { router: Router.Router; close: () => void } {
   const { agent, log } = deps;
   const core = agent.core;
   const router = Router();
-  const clients = new Set<Response>();
+  const clients = new Set<ServerResponse>();
   let lastFingerprint = '';
   let timer: NodeJS.Timeout | null = null;
   const tick = (): void => {

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import Router from 'router';
+import { sendText } from '../../http/reply';
 import { sameSecret } from '../../http/secrets';
 import { checkHostHeader } from '../security';
 
@@ -19,7 +20,7 @@ const BEARER = /^Bearer ([\x21-\x7e]+)$/;
  * window's token or session: a scraper's credential must not open the window). Mounted before the
  * window's access checks; the Host check still applies (loopback only).
  */
-export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Router {
+export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Router.Router {
   const router = Router();
   router.get('/metrics', (req, res, next) => {
     const token = endpoint.token;
@@ -32,18 +33,18 @@ export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Ro
     const host = checkHostHeader(req.headers.host, port());
     if (!host.ok) {
       endpoint.refused('host_not_allowed');
-      res.status(host.status).type('text/plain').send(`${host.message}\n`);
+      sendText(res, host.status, 'text/plain', `${host.message}\n`);
       return;
     }
     const offered = BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (offered === undefined || !sameSecret(offered, token)) {
       endpoint.refused('bearer_token');
       res.setHeader('WWW-Authenticate', 'Bearer realm="pos-sync-agent metrics"');
-      res.status(401).type('text/plain').send('GET /metrics needs Authorization: Bearer <metrics.bearerToken>\n');
+      sendText(res, 401, 'text/plain', 'GET /metrics needs Authorization: Bearer <metrics.bearerToken>\n');
       return;
     }
     endpoint.render().then(
-      (body) => res.status(200).type(endpoint.contentType).send(body),
+      (body) => sendText(res, 200, endpoint.contentType, body),
       (err: unknown) => next(err),
     );
   });

@@ -1,5 +1,6 @@
-import { Router } from 'express';
+import Router from 'router';
 import { AppError } from '../../errors';
+import { sendJson } from '../../http/errors';
 import type { Logger } from '../../log';
 import type { AdminAgent, AdminDeps } from '../deps';
 import { isAdminAlertProvider, isAdminPanelProvider, type OperationsAlert } from '../extensions';
@@ -28,7 +29,7 @@ export function collectAlerts(agent: Pick<AdminAgent, 'service'>, panelServices:
  * Extension point: panels from other services (operations), under Settings → Operations, and their
  * actions (audited). Resolved per request, so a service started after the admin server still appears.
  */
-export function panelsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServices'>): Router {
+export function panelsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServices'>): Router.Router {
   const { agent, log } = deps;
   const core = agent.core;
   const router = Router();
@@ -45,7 +46,7 @@ export function panelsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
         out.push({ name, title: name, items: [{ label: 'Error', value: 'this panel could not be loaded; see the agent log', level: 'error' }], actions: [] });
       }
     }
-    res.json({ panels: out });
+    sendJson(res, 200, { panels: out });
   });
   router.post('/api/panels/:name/actions/:id', async (req, res) => {
     const provider = panels().find((p) => p.name === req.params.name)?.provider;
@@ -58,7 +59,7 @@ export function panelsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'panelServi
       .prepare('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)')
       .run(new Date().toISOString(), actor, `panel:${String(req.params.name)}:${action}`, JSON.stringify({ message: result.message }));
     log.info(`status window: ${String(req.params.name)} action ${action} by ${windowActorForLog()}: ${result.message}`);
-    res.json(result);
+    sendJson(res, 200, result);
   });
   return router;
 }

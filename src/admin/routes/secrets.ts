@@ -1,5 +1,8 @@
-import { Router, type Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import Router from 'router';
 import { AppError } from '../../errors';
+import { bodyOf } from '../../http/body';
+import { sendJson } from '../../http/errors';
 import type { Logger } from '../../log';
 import { assertSecretName, secretEnvName, SECRET_NAMES, type SecretName } from '../../config/secret-names';
 
@@ -32,12 +35,12 @@ function listing(sources: Partial<Record<SecretName, SecretSource>>, changedSinc
   };
 }
 
-export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: (req: Request) => string, audit: (actor: string, action: string, details: Record<string, unknown>) => void = () => undefined): Router {
+export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: (req: IncomingMessage) => string, audit: (actor: string, action: string, details: Record<string, unknown>) => void = () => undefined): Router.Router {
   const router = Router();
   let changedSinceStart = false;
 
   router.get('/', (_req, res) => {
-    res.json(listing(bridge.sources(), changedSinceStart));
+    sendJson(res, 200, listing(bridge.sources(), changedSinceStart));
   });
 
   const change = async (name: SecretName, value: string | null, who: string): Promise<unknown> => {
@@ -55,15 +58,15 @@ export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: (req: R
   /** `{"value": "..."}` stores, `{"value": null}` removes. */
   router.put('/:name', async (req, res) => {
     const name = assertSecretName(String(req.params.name));
-    const value = (req.body as { value?: unknown } | undefined)?.value;
+    const value = (bodyOf(req) as { value?: unknown } | undefined)?.value;
     if (value === null) {
-      res.json(await change(name, null, actor(req)));
+      sendJson(res, 200, await change(name, null, actor(req)));
       return;
     }
     if (typeof value !== 'string' || value.length === 0) throw new AppError('secret_empty', 400, 'value must be a non-empty string (or null to remove the secret)');
     if (value.length > MAX_SECRET_LENGTH) throw new AppError('secret_too_long', 400, `value is longer than ${MAX_SECRET_LENGTH} characters`);
     if (value.trim() !== value) throw new AppError('secret_whitespace', 400, 'value starts or ends with a space or line break; paste it again without them');
-    res.json(await change(name, value, actor(req)));
+    sendJson(res, 200, await change(name, value, actor(req)));
   });
 
   /** Applies stored secrets: the shell starts a fresh agent; the window reloads when it is back. */
@@ -71,7 +74,7 @@ export function secretsRoutes(bridge: SecretsBridge, log: Logger, actor: (req: R
     log.info('status window: agent restart asked to use changed secrets');
     audit(actor(req), 'restart', { why: 'use changed secrets' });
     res.on('finish', () => bridge.restart());
-    res.status(202).json({ restarting: true });
+    sendJson(res, 202, { restarting: true });
   });
 
   return router;

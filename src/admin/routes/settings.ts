@@ -1,4 +1,6 @@
-import { Router } from 'express';
+import Router from 'router';
+import { bodyOf } from '../../http/body';
+import { sendJson } from '../../http/errors';
 import type { AdminAgent, AdminDeps } from '../deps';
 import { jsonBody as json } from './common';
 
@@ -15,12 +17,12 @@ export function webhookUrlForHeadOffice(agent: Pick<AdminAgent, 'config' | 'webh
 }
 
 /** The Settings tab: the window's own settings (ui-settings.json) and what the configuration says beside them. */
-export function settingsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'settings' | 'shell' | 'onSettingsChanged'>): Router {
+export function settingsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'settings' | 'shell' | 'onSettingsChanged'>): Router.Router {
   const { agent, log } = deps;
   const router = Router();
   router.get('/api/settings', (_req, res) => {
     const webhook = webhookUrlForHeadOffice(agent);
-    res.json({
+    sendJson(res, 200, {
       settings: deps.settings.get(),
       settingsFile: deps.settings.file,
       shell: deps.shell,
@@ -44,10 +46,10 @@ export function settingsRoutes(deps: Pick<AdminDeps, 'agent' | 'log' | 'settings
   });
 
   router.put('/api/settings', json, (req, res) => {
-    const next = deps.settings.update(req.body);
+    const next = deps.settings.update(bodyOf(req));
     log.info(`status window: settings changed to ${JSON.stringify(next)}`);
     deps.onSettingsChanged?.(next);
-    res.json({ settings: next });
+    sendJson(res, 200, { settings: next });
   });
   return router;
 }

@@ -1,5 +1,7 @@
-import { Router } from 'express';
+import Router from 'router';
 import { AppError } from '../../errors';
+import { sendJson } from '../../http/errors';
+import { query } from '../../http/request';
 import type { Logger } from '../../log';
 import type { StaffService } from '../../employees/service';
 import type { AccrualView, StaffDetail } from '../../employees/model';
@@ -46,7 +48,7 @@ export function staffCard(detail: StaffDetail, locationName: (id: number) => str
   };
 }
 
-export function staffRoutes(agent: AdminAgent, log: Logger): Router {
+export function staffRoutes(agent: AdminAgent, log: Logger): Router.Router {
   const router = Router();
   const staff = (): StaffService => {
     const service = agent.service<StaffService>('staff');
@@ -61,41 +63,41 @@ export function staffRoutes(agent: AdminAgent, log: Logger): Router {
   router.get('/', (_req, res) => {
     const service = agent.service<StaffService>('staff');
     if (!service) {
-      res.json({ configured: false });
+      sendJson(res, 200, { configured: false });
       return;
     }
     const warnings = service.residencyWarnings();
-    res.json({ configured: true, syncing: service.syncing, link: service.link, freshness: service.freshness(), residencyWarnings: warnings.slice(0, 50), residencyWarningCount: warnings.length });
+    sendJson(res, 200, { configured: true, syncing: service.syncing, link: service.link, freshness: service.freshness(), residencyWarnings: warnings.slice(0, 50), residencyWarningCount: warnings.length });
   });
 
   router.get('/search', (req, res) => {
-    const q = req.query.q;
+    const q = query(req).q;
     if (typeof q !== 'string' || q.length > 100) throw new AppError('invalid_parameter', 400, 'q must be text of at most 100 characters');
     if (q.trim() === '') {
-      res.json({ query: q, results: [], truncated: false, freshness: staff().freshness().find((f) => f.resource === 'employees') ?? null });
+      sendJson(res, 200, { query: q, results: [], truncated: false, freshness: staff().freshness().find((f) => f.resource === 'employees') ?? null });
       return;
     }
-    res.json(staff().search(q, 25));
+    sendJson(res, 200, staff().search(q, 25));
   });
 
   router.post('/sync', async (_req, res) => {
     const report = await staff().sync();
     log.info(`status window: staff sync requested (${report.mode}, ${report.errors.length} errors)`);
-    res.json({ mode: report.mode, ms: report.ms, counts: report.counts, errors: report.errors });
+    sendJson(res, 200, { mode: report.mode, ms: report.ms, counts: report.counts, errors: report.errors });
   });
 
   // "Try again now" in the offline banner: a call waiting between attempts tries at once.
   router.post('/retry', (_req, res) => {
     const woken = staff().retryNow();
     if (woken) log.info('status window: the employee service is being tried again now');
-    res.json({ retrying: woken });
+    sendJson(res, 200, { retrying: woken });
   });
 
   router.get('/:id', (req, res) => {
     const service = staff();
     const detail = service.show(employeeId(req.params.id));
     if (!detail) throw new AppError('not_found', 404, 'no such person in the staff cache');
-    res.json(staffCard(detail, (id) => {
+    sendJson(res, 200, staffCard(detail, (id) => {
       try {
         return service.locationName(id);
       } catch {
@@ -105,8 +107,8 @@ export function staffRoutes(agent: AdminAgent, log: Logger): Router {
   });
 
   router.get('/:id/accrual', async (req, res) => {
-    const accrual = await staff().accrual(employeeId(req.params.id), { refresh: req.query.refresh === '1' });
-    res.json({ accrual: withoutRawAccrual(accrual) });
+    const accrual = await staff().accrual(employeeId(req.params.id), { refresh: query(req).refresh === '1' });
+    sendJson(res, 200, { accrual: withoutRawAccrual(accrual) });
   });
 
   return router;

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import Router from 'router';
+import { sendJson } from '../../http/errors';
 import type { Logger } from '../../log';
 import { SECRET_SHOWN_ACTION, WEBHOOK_TOKEN_NAME, webhookTokenReply } from '../webhook-token-schema';
 import { audit } from '../../store/audit';
@@ -14,7 +15,7 @@ import { windowActor, windowActorForLog } from './common';
  * as every admin reply) and the value is registered with the log redactor at start-up like every
  * resolved secret. Only this secret: there is no route that reveals any other.
  */
-export function webhookTokenRoutes(agent: Pick<AdminAgent, 'config' | 'core'>, log: Logger): Router {
+export function webhookTokenRoutes(agent: Pick<AdminAgent, 'config' | 'core'>, log: Logger): Router.Router {
   const router = Router();
   router.post('/api/webhook-token/reveal', (req, res) => {
     const reply = webhookTokenReply(agent.config);
@@ -23,7 +24,7 @@ export function webhookTokenRoutes(agent: Pick<AdminAgent, 'config' | 'core'>, l
       log.info(`status window: ${WEBHOOK_TOKEN_NAME} shown to ${windowActorForLog()}`);
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.json(reply);
+    sendJson(res, 200, reply);
   });
   return router;
 }

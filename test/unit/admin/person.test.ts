@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { personOf } from '../../../src/admin/person';
 import { actorPerson, auditSentence } from '../../../src/domain/audit-text';
 
-const req = (value: string | undefined) => ({ get: (name: string) => (name === 'x-operator-name' ? value : undefined) }) as Parameters<typeof personOf>[0];
+const req = (value: string | undefined): Parameters<typeof personOf>[0] => ({ headers: value === undefined ? {} : { 'x-operator-name': value } });
 
 describe('the person using the window', () => {
   it('takes a percent-encoded name, any script, trimmed', () => {
