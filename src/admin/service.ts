@@ -1,13 +1,21 @@
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import { redactor, type Logger } from '../log';
-import { AgentMetrics } from './metrics';
+import type { AgentMetrics } from './metrics';
 import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
 import { buildStatusReply } from './status-reply';
 import { UiSettingsStore, type UiSettings } from './settings';
 import { severityOf, type Summary } from './summary';
 import { rotateToken, TokenSource, tokenFilePath } from './token';
 import type { SecretsBridge } from './routes/secrets';
+
+/**
+ * AgentMetrics, loaded on first use: only a site with a metrics token pays for prom-client and its
+ * dependencies, which otherwise stay a resident cost of every idle agent (docs/performance.md).
+ */
+function loadMetrics(): typeof AgentMetrics {
+  return (require('./metrics') as typeof import('./metrics')).AgentMetrics;
+}
 
 /** Services whose panel (if they implement AdminPanelProvider) the window's Operations section shows. */
 export const DEFAULT_PANEL_SERVICES: readonly string[] = ['exposure', 'tunnel', 'disk', 'backup', 'retention', 'clock', 'ops'];
@@ -53,7 +61,7 @@ export class AdminService implements AgentService {
     const metricsToken = this.config.metrics.bearerToken;
     const panelServices = this.options.panelServices ?? DEFAULT_PANEL_SERVICES;
     // Off until a metrics token is set: no figures are collected and /metrics is an unknown path.
-    this.metrics = metricsToken === null ? null : new AgentMetrics({ agent, log: this.log, services: panelServices });
+    this.metrics = metricsToken === null ? null : new (loadMetrics())({ agent, log: this.log, services: panelServices });
     if (metricsToken !== null) redactor.add(metricsToken);
     this.running = await startAdminServer(
       {

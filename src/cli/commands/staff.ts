@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { Config } from '../../config/schema';
 import { AgentCore } from '../../core';
-import { createEmployeeApi } from '../../dev/employee-api/app';
 import { EmployeeValidationError } from '../../employees/errors';
 import type { AccrualView, Freshness, StaffDetail } from '../../employees/model';
 import { StaffService } from '../../employees/service';
@@ -253,6 +252,9 @@ export const devEmployeeApi: Command = {
   options: { port: { type: 'string' }, host: { type: 'string' }, employees: { type: 'string' }, seed: { type: 'string' }, organisation: { type: 'string' } },
   async run(ctx) {
     const host = typeof ctx.values.host === 'string' ? ctx.values.host : '127.0.0.1';
+    // Loaded here, not with the command table: the simulator's HTTP stack is for developers, and every
+    // other command (serve above all) would otherwise carry it.
+    const { createEmployeeApi } = require('../../dev/employee-api/app') as typeof import('../../dev/employee-api/app');
     const sim = createEmployeeApi({ employees: wholeNumber(ctx, 'employees', 40), seed: wholeNumber(ctx, 'seed', 42), organisationId: wholeNumber(ctx, 'organisation', 1) });
     const running = await sim.listen(wholeNumber(ctx, 'port', 8790), host);
     ctx.out(
