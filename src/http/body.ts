@@ -15,7 +15,7 @@ import type { Handler } from './errors';
  *   kept, a body that grows past it as soon as it does (413, `entity.too.large`). A refused body is
  *   then read to its end and discarded before the answer, as body-parser did.
  * - gzip, deflate, br (and zstd where Node has it) are decompressed, the limit counting what comes out;
- *   another Content-Encoding gets 415 (`encoding.unsupported`).
+ *   another Content-Encoding gets 415 (`encoding.unsupported`), as does any with `decompress: false`.
  * - JSON is UTF-8 only (a leading BOM is dropped): another charset gets 415 (`charset.unsupported`). It
  *   must be an object or an array (body-parser's `strict`); an empty body reads as `{}`; anything that
  *   does not parse gets 400.
@@ -146,6 +146,8 @@ interface ReaderOptions {
   shouldRead(req: IncomingMessage): boolean;
   /** JSON: the charset must be UTF-8. */
   readonly utf8Only: boolean;
+  /** Whether a compressed body is taken (decompressed); if not, any Content-Encoding gets 415. */
+  readonly decompress: boolean;
   parse(raw: Buffer): unknown;
 }
 
@@ -169,7 +171,7 @@ function bodyReader(options: ReaderOptions): Handler {
       const length = req.headers['content-length'];
       declared = length !== undefined && !Number.isNaN(Number(length)) ? parseInt(length, 10) : null;
     } else {
-      inflate = decompressor(coding);
+      inflate = options.decompress ? decompressor(coding) : null;
       if (!inflate) {
         next(new BodyError(415, 'encoding.unsupported', `unsupported content encoding "${coding}"`));
         return;
@@ -220,18 +222,22 @@ export function parseJsonObject(raw: Buffer): unknown {
 
 /**
  * Reads a JSON body of at most `limit` bytes. Only a Content-Type of application/json is read, unless
- * `anyType` (the control channel: whatever its client labels the body).
+ * `anyType` (the control channel: whatever its client labels the body). `decompress: false` refuses
+ * a compressed body (415) instead of decompressing it: the status window's calls are a few hundred
+ * bytes, its script never compresses them, and any page can send to a loopback port, so the window's
+ * routes give a sender no decompression to make the agent do.
  */
-export function jsonBody(options: { readonly limit: number; readonly anyType?: boolean }): Handler {
+export function jsonBody(options: { readonly limit: number; readonly anyType?: boolean; readonly decompress?: boolean }): Handler {
   return bodyReader({
     limit: options.limit,
     shouldRead: options.anyType ? () => true : (req) => mediaTypeOf(req.headers['content-type']) === 'application/json',
     utf8Only: true,
+    decompress: options.decompress ?? true,
     parse: parseJsonObject,
   });
 }
 
 /** Reads any body of at most `limit` bytes as a Buffer (an import's file), whatever its Content-Type. */
 export function rawBody(options: { readonly limit: number }): Handler {
-  return bodyReader({ limit: options.limit, shouldRead: () => true, utf8Only: false, parse: (raw) => raw });
+  return bodyReader({ limit: options.limit, shouldRead: () => true, utf8Only: false, decompress: true, parse: (raw) => raw });
 }

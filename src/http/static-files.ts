@@ -12,7 +12,8 @@ import { splitTarget } from './target';
  * - GET and HEAD only; any other method, and every path that names no file here, is passed on
  *   (`next()`), so the app's own 404 answers it. That includes a path that does not decode, holds a
  *   NUL, climbs out of the folder (`..`, also percent-encoded or with backslashes), names a dotfile or
- *   a dot-folder, or names a folder (no listing, no redirect).
+ *   a dot-folder, a Windows device, stream or trimmed name (WINDOWS_SPECIAL), a folder (no listing,
+ *   no redirect), or anything else that is not a regular file.
  * - A path ending in `/` serves that folder's index.html.
  * - The answer: the `headers` hook's headers (Cache-Control here), then Content-Type by extension and
  *   Content-Length, then the file (none for HEAD). No ETag, Last-Modified or ranges: the window's files
@@ -22,6 +23,14 @@ import { splitTarget } from './target';
 
 /** A `..` segment, between slashes or backslashes, as `send` refuses it. */
 const UP_PATH = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
+
+/**
+ * A path segment Windows would not read as a plain file in the folder: a device name (`CON`, `NUL`,
+ * `COM1`, `LPT1`, ..., with any extension, which Windows 10 opens as the device in every folder), a
+ * stream or drive (`:`), or a name Windows trims (a trailing dot or space). Refused on every
+ * platform: the window's build has no such name.
+ */
+const WINDOWS_SPECIAL = /^(?:con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(?:\..*)?$|:|[. ]$/i;
 
 /** The stat errors that mean "no such file". */
 const NOT_THERE = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
@@ -43,7 +52,9 @@ export function resolveUnder(root: string, urlPath: string): string | null {
   if (decoded === null || decoded.includes('\0')) return null;
   const relative = decoded === '' ? '' : path.normalize(`.${path.sep}${decoded}`);
   if (UP_PATH.test(relative)) return null;
-  if (relative.split(path.sep).some((part) => part.length > 1 && part.startsWith('.'))) return null;
+  // `.` is the folder itself (what normalising `/` leaves); any other name starting with a dot is a dotfile.
+  const refused = (part: string): boolean => part !== '.' && (part.startsWith('.') || WINDOWS_SPECIAL.test(part));
+  if (relative.split(path.sep).some(refused)) return null;
   const file = path.normalize(path.join(root, relative));
   return urlPath.endsWith('/') ? path.join(file, 'index.html') : file;
 }
@@ -61,30 +72,36 @@ export function staticFiles(root: string, options: { readonly headers?: (res: Se
       return;
     }
     fs.stat(file, (err, stat) => {
-      if (err) {
-        if (NOT_THERE.has(err.code ?? '')) next();
-        else next(err);
-        return;
+      // Outside router's own try: whatever throws here goes to the error handler, not out of the process.
+      try {
+        if (err) {
+          if (NOT_THERE.has(err.code ?? '')) next();
+          else next(err);
+          return;
+        }
+        // Only a regular file: a folder is never listed (nor redirected to with a slash), and a device,
+        // pipe or socket is never opened.
+        if (!stat.isFile() || file.endsWith(path.sep)) {
+          next();
+          return;
+        }
+        options.headers?.(res);
+        if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', fileType(path.extname(file)));
+        res.setHeader('Content-Length', stat.size);
+        if (req.method === 'HEAD') {
+          res.end();
+          return;
+        }
+        const stream = fs.createReadStream(file);
+        stream.once('error', (readErr) => {
+          stream.destroy();
+          next(readErr);
+        });
+        res.once('close', () => stream.destroy());
+        stream.pipe(res);
+      } catch (thrown) {
+        next(thrown);
       }
-      // A folder is never listed (nor redirected to with a slash); a path ending in a separator names a folder.
-      if (stat.isDirectory() || file.endsWith(path.sep)) {
-        next();
-        return;
-      }
-      options.headers?.(res);
-      if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', fileType(path.extname(file)));
-      res.setHeader('Content-Length', stat.size);
-      if (req.method === 'HEAD') {
-        res.end();
-        return;
-      }
-      const stream = fs.createReadStream(file);
-      stream.once('error', (readErr) => {
-        stream.destroy();
-        next(readErr);
-      });
-      res.once('close', () => stream.destroy());
-      stream.pipe(res);
     });
   };
 }

@@ -54,7 +54,7 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
 
   // The window's script trades the login link's one-time code for a session value it keeps in the
   // page's sessionStorage (security.ts). Only from the window's own origin, like every change.
-  router.post('/api/login', jsonBody({ limit: 1024 }), (req, res) => {
+  router.post('/api/login', jsonBody({ limit: 1024, decompress: false }), (req, res) => {
     const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(port()), 'login');
     if (!origin.ok) refuse(origin);
     const code = (bodyOf(req) as { code?: unknown } | undefined)?.code;

@@ -12,8 +12,8 @@ export function optionalPositiveInt(value: unknown, name: string): number | null
   return value === undefined || value === '' ? null : positiveInt(value, name);
 }
 
-/** The small JSON bodies the window sends (settings, reasons, flags): application/json, at most 16 KiB. */
-export const jsonBody = readJsonBody({ limit: 16 * 1024 });
+/** The small JSON bodies the window sends (settings, reasons, flags): application/json, at most 16 KiB, never compressed. */
+export const jsonBody = readJsonBody({ limit: 16 * 1024, decompress: false });
 
 /** Who acts through the window, for the audit log: the person's name (asked by the window) and the account. */
 export { windowActor, windowActorForLog } from '../person';

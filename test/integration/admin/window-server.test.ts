@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { csrfTokenFor } from '../../../src/admin/security';
 import { silentLogger } from '../../../src/log';
 import { createControlApp } from '../../../src/ops/control';
@@ -104,6 +105,18 @@ describe('the status window server without express', async () => {
     assert.equal(errorId(a), 'login_code_invalid');
     const over = await request('POST /api/login HTTP/1.1', login, `{"code":"${'x'.repeat(1025 - 11)}"}`);
     assert.equal(over.status, 413);
+  });
+
+  it('takes no compressed body on the login or a window change: 415, nothing decompressed', async () => {
+    const login = [`origin: http://127.0.0.1:${t.adminPort}`, 'content-type: application/json', 'content-encoding: gzip'];
+    const a = await request('POST /api/login HTTP/1.1', login, zlib.gzipSync('{"code":"x"}'));
+    assert.equal(a.status, 415);
+    assert.equal(errorId(a), 'unsupported_encoding');
+    const b = await request('PUT /api/sync/paused HTTP/1.1', [...json, 'content-encoding: br'], zlib.brotliCompressSync(pausedBody(64)));
+    assert.equal(b.status, 415);
+    assert.equal(errorId(b), 'unsupported_encoding');
+    // The same change, not compressed, is taken.
+    assert.equal((await request('PUT /api/sync/paused HTTP/1.1', json, pausedBody(64))).status, 200);
   });
 
   it('an import takes any body up to webhook.maxBodyBytes, whatever its type', async () => {

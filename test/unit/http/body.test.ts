@@ -30,6 +30,7 @@ describe('the JSON and raw body readers over HTTP', async () => {
     app.put('/any', jsonBody({ limit: LIMIT, anyType: true }), echo);
     app.put('/raw', rawBody({ limit: LIMIT }), echo);
     app.put('/twice', jsonBody({ limit: LIMIT }), rawBody({ limit: LIMIT }), echo);
+    app.put('/plain', jsonBody({ limit: LIMIT, decompress: false }), echo);
   });
   const put = (path: string, headers: string[], body?: Buffer | string, options?: { chunked?: boolean }) => send(port, [`PUT ${path} HTTP/1.1`, ...headers].join('\n'), body, options);
   const JSON_TYPE = 'content-type: application/json';
@@ -127,6 +128,24 @@ describe('the JSON and raw body readers over HTTP', async () => {
     const unknown = await put('/json', [JSON_TYPE, 'content-encoding: x-nope'], text);
     assert.equal(unknown.status, 415);
     assert.equal(errorId(unknown), 'unsupported_encoding');
+  });
+
+  it('with decompress: false (the status window) refuses every compressed body with 415, without running the route', async () => {
+    const text = '{"a":1}';
+    for (const [coding, bytes] of [
+      ['gzip', zlib.gzipSync(text)],
+      ['deflate', zlib.deflateSync(text)],
+      ['br', zlib.brotliCompressSync(text)],
+      ['x-nope', Buffer.from(text)],
+    ] as const) {
+      const before = ran;
+      const a = await put('/plain', [JSON_TYPE, `content-encoding: ${coding}`], bytes);
+      assert.equal(a.status, 415, coding);
+      assert.equal(errorId(a), 'unsupported_encoding', coding);
+      assert.equal(ran, before, `the route ran for ${coding}`);
+    }
+    for (const coding of ['identity', 'IDENTITY']) assert.deepEqual((await put('/plain', [JSON_TYPE, `content-encoding: ${coding}`], text)).json(), { read: true, body: { a: 1 } }, coding);
+    assert.deepEqual((await put('/plain', [JSON_TYPE], text)).json(), { read: true, body: { a: 1 } });
   });
 
   it('anyType (the control channel) reads JSON whatever the Content-Type, still UTF-8 only', async () => {

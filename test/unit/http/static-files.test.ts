@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -177,6 +178,17 @@ describe('static files over HTTP', async () => {
     }
   });
 
+  it('opens only regular files: a named pipe, and a name Windows opens as a device, are 404', { skip: process.platform === 'win32' ? 'mkfifo and device-named files are Linux-only here' : false }, async () => {
+    // A reader of a FIFO waits for a writer: served, the request would hang and hold a thread.
+    execFileSync('mkfifo', [path.join(root, 'pipe.js')]);
+    fs.writeFileSync(path.join(root, 'con.js'), 'a file here; on Windows the console');
+    fs.writeFileSync(path.join(root, 'aux'), 'a file here; on Windows a device');
+    for (const target of ['/pipe.js', '/con.js', '/CON.JS', '/aux', '/app.js%3a%3a$DATA', '/app.js.', '/app.js%20']) {
+      const a = await get(target);
+      assert.equal(a.status, 404, target);
+    }
+  });
+
   it('a file that cannot be read for another reason is an error (500), not a 404', async () => {
     const a = await get('/loop');
     assert.equal(a.status, 500);
@@ -192,5 +204,11 @@ describe('the file a path names', () => {
     assert.equal(resolveUnder(root, '/sub/'), path.join(root, 'sub', 'index.html'));
     assert.equal(resolveUnder(root, '/a/b/../c.js'), path.join(root, 'a', 'c.js'));
     for (const bad of ['/../x', '/%2e%2e/x', '/a/../../x', '/..%5cx', '/.env', '/a/.git/x', '/%00', '/%zz']) assert.equal(resolveUnder(root, bad), null, bad);
+    // What Windows reads as a device, a stream or a drive, or trims, in any case and with any extension.
+    for (const bad of ['/CON', '/con.txt', '/sub/nul', '/Nul.js', '/COM1.js', '/lpt9', '/com%C2%B9', '/CONIN$', '/prn.html', '/app.js::$DATA', '/app.js%3A%3A%24DATA', '/c:/windows/win.ini', '/app.js.', '/app.js%20', '/sub./app.js']) {
+      assert.equal(resolveUnder(root, bad), null, bad);
+    }
+    // Names that only look like them are files.
+    for (const good of ['/console.js', '/connect.js', '/com10.js', '/lpt.js', '/auxiliary.css', '/nul-free.js']) assert.equal(resolveUnder(root, good), path.join(root, good.slice(1)), good);
   });
 });
