@@ -17,8 +17,30 @@ export const CHILD_AGENT = path.join(__dirname, 'child-agent.cjs');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A free loopback port, found by binding port 0 and releasing it (the agent keeps one port across restarts). */
+/** Whether a loopback port can be listened on now (it is released again at once). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** Where freePort looks: below the ephemeral ranges (Linux 32768-60999, Windows 49152-65535). */
+const FREE_PORT_FROM = 20_000;
+const FREE_PORT_SPAN = 12_000;
+
+/**
+ * A free loopback port for a process to listen on later (the agent keeps one port across restarts).
+ * Chosen below the ephemeral ranges: a port found by binding port 0 is one the system hands out
+ * again to the next socket that binds port 0, so another test's listener or connection could take
+ * it before the agent listens (EADDRINUSE). Falls back to port 0's choice.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = FREE_PORT_FROM + Math.floor(Math.random() * FREE_PORT_SPAN);
+    if (await canListen(port)) return port;
+  }
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;

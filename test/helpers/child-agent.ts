@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -24,16 +23,8 @@ export function runCli(config: string, args: readonly string[], options: { env?:
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+/** A free loopback port below the ephemeral range (src/dev/child-agent.ts says why). */
+export { freePort } from '../../src/dev/child-agent';
 
 export interface ChildAgent {
   readonly child: ChildProcess;
