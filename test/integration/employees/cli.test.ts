@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { freePort, waitFor } from '../../../src/dev/child-agent';
 import { tempDir } from '../../helpers/fixtures';
 import { startSimulator } from './sim';
 
@@ -72,5 +73,27 @@ describe('staff CLI', async () => {
     assert.equal(JSON.parse(r.stdout).sent, 1);
     assert.equal(sim.requests.filter((q) => q.method === 'POST').length, 1);
     assert.ok(sim.data.employees.some((e) => e.EmployeeNumber === 'E7778' && e.FirstName === 'Seán'));
+  });
+});
+
+describe('dev employee-api', () => {
+  it('runs the simulator from the build (loaded only for this command), serves it, and stops on SIGTERM', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    // As docs/staff.md prints it, with a port of this test's own.
+    const child = spawn(process.execPath, [BIN, 'dev', 'employee-api', '--port', String(port), '--seed', '7'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the simulator to listen', () => out.includes('Employee interface simulator at') || child.exitCode !== null, 30_000);
+      assert.match(out, new RegExp(`Employee interface simulator at http://127\\.0\\.0\\.1:${port}\\S* \\(organisation 1, \\d+ employees\\)`), out);
+      const faults = await fetch(`http://127.0.0.1:${port}/__admin/faults`);
+      assert.equal(faults.status, 200);
+      assert.deepEqual(await faults.json(), []);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0, out);
   });
 });
