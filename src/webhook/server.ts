@@ -6,6 +6,7 @@ import Router from 'router';
 import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { baseHeaders, errorMiddleware, notFound, sendJson } from '../http/errors';
+import { requestListener } from '../http/listener';
 import { isLoopbackHost } from '../http/loopback';
 import type { Logger } from '../log';
 import { bodyFilePath } from '../store/body-files';
@@ -176,19 +177,9 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
   });
   app.use(notFound);
   app.use(fail);
-  return (req, res) =>
-    app(req, res, (err?: unknown) => {
-      // Past every handler: an error the error handler passed on (its answer had begun) ends the
-      // connection; anything else cannot happen (notFound answers every request), but is answered.
-      // router calls this outside any try: a throw here would end the webhook's thread.
-      try {
-        if (res.headersSent) res.destroy();
-        else if (err === undefined) notFound(req, res, () => undefined);
-        else fail(err, req, res, () => res.destroy());
-      } catch {
-        res.destroy();
-      }
-    });
+  // Past every handler (notFound answers every request): an error whose answer had begun ends the
+  // connection (http/listener.ts).
+  return requestListener(app, fail);
 }
 
 export interface RunningServer {
