@@ -51,8 +51,8 @@ export interface ReadBodyOptions {
 }
 
 /**
- * The most one item of a body may take, in bytes. A menu item is a few kilobytes; one this large is
- * refused (item_too_large) before it is parsed, because parsing it could take more memory than the
+ * The most one item of a body may take, in bytes: far beyond any menu item (its fields and its price
+ * and schedule rows). One this large is refused (item_too_large) before it is parsed, because parsing it could take more memory than the
  * webhook's and the applier's threads are given (src/webhook/receiver-host.ts,
  * src/sync/applier-host.ts), and a thread that runs out would end with every call it was serving.
  */

@@ -223,9 +223,9 @@ export function parseJsonObject(raw: Buffer): unknown {
 /**
  * Reads a JSON body of at most `limit` bytes. Only a Content-Type of application/json is read, unless
  * `anyType` (the control channel: whatever its client labels the body). `decompress: false` refuses
- * a compressed body (415) instead of decompressing it: the status window's calls are a few hundred
- * bytes, its script never compresses them, and any page can send to a loopback port, so the window's
- * routes give a sender no decompression to make the agent do.
+ * a compressed body (415) instead of decompressing it: the status window's calls are small, its
+ * script never compresses them, and any page can send to a loopback port, so the window's routes
+ * give a sender no decompression to make the agent do.
  */
 export function jsonBody(options: { readonly limit: number; readonly anyType?: boolean; readonly decompress?: boolean }): Handler {
   return bodyReader({

@@ -5,9 +5,9 @@ import os from 'node:os';
  * The applier's CPU priority (config `sync.applyPriority`, docs/operations.md, "CPU priority").
  *
  * An apply of a large publication keeps one core busy for seconds. On the back-office PC the till (and
- * the POS software that reads pos-sync.db) must not wait behind it: a lookup by PLU during an L apply
- * took markedly longer at p99 on a machine with few cores when the applier competed at normal priority
- * (docs/performance.md). "background" gives the applier the CPU only when nobody else wants it.
+ * the POS software that reads pos-sync.db) must not wait behind it: at normal priority the applier
+ * competes with a lookup by PLU for the cores (the bench's till lookups during the apply measure it;
+ * docs/performance.md). "background" gives the applier the CPU only when nobody else wants it.
  *
  * Linux keeps a nice value per thread, so there only the applier's own thread is lowered: the webhook's
  * thread, which stores deliveries and acknowledges head office, stays at normal priority. Windows and macOS give a

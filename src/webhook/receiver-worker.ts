@@ -26,8 +26,8 @@ let post: (event: ReceiverEvent) => void = () => {};
 
 /**
  * Notices to the main thread go out in batches, at most one per NOTICE_BATCH_MS (NoticeBatcher):
- * waking the main thread for every small delivery made a till reading pos-sync.db during a large
- * apply markedly slower at p99 on a PC with few cores (the bench's till lookups during the apply measure it;
+ * waking the main thread for every small delivery takes a core from the till reading pos-sync.db
+ * while a large apply holds another (the bench's till lookups during the apply measure it;
  * docs/performance.md, "Threads: why an ack does not wait for an apply").
  */
 const NOTICE_BATCH_MS = 50;
