@@ -28,16 +28,17 @@ if (problem) {
 var built = path.join(root, 'dist', 'src', 'cli', 'main.js');
 var source = path.join(root, 'src', 'cli', 'main.ts');
 
-// A running agent's main thread keeps V8's smallest young generation (src/threads/hold-young-generation.ts):
-// set before the agent's modules load. The other commands run briefly and keep V8's defaults.
+// A running agent sets V8 up for a process that idles for months (src/threads/agent-v8-flags.ts: the
+// main thread's young generation held, worker threads compiling on their own thread), before the
+// agent's modules load. The other commands run briefly and keep V8's defaults.
 var serving = process.argv[2] === 'serve';
 
 if (process.env.POS_SYNC_FROM_SOURCE === '1') {
   require('tsx/cjs');
-  if (serving) require(path.join(root, 'src', 'threads', 'hold-young-generation.ts'));
+  if (serving) require(path.join(root, 'src', 'threads', 'agent-v8-flags.ts'));
   require(source).main(process.argv.slice(2));
 } else if (fs.existsSync(built)) {
-  if (serving) require(path.join(root, 'dist', 'src', 'threads', 'hold-young-generation.js'));
+  if (serving) require(path.join(root, 'dist', 'src', 'threads', 'agent-v8-flags.js'));
   require(built).main(process.argv.slice(2));
 } else {
   process.stderr.write('pos-sync-agent is not built: run `npm run build` in ' + root + ' (or set POS_SYNC_FROM_SOURCE=1 in a development checkout)\n');

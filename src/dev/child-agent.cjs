@@ -18,7 +18,7 @@ const path = require('node:path');
 
 const root = process.env.POS_SYNC_CHILD_BUILT === '1' ? path.join(__dirname, '..', '..', 'dist', 'src') : path.join(__dirname, '..');
 // As `pos-sync-agent serve` and the desktop app's agent process do, before the agent's modules load.
-require(path.join(root, 'threads', 'hold-young-generation'));
+require(path.join(root, 'threads', 'agent-v8-flags'));
 const { Agent } = require(path.join(root, 'agent'));
 const { parseConfig } = require(path.join(root, 'config', 'load'));
 const { silentLogger, stderrLogger } = require(path.join(root, 'log'));

@@ -1,5 +1,5 @@
-// First: before the agent's modules load (src/threads/hold-young-generation.ts).
-import '../threads/hold-young-generation';
+// First: before the agent's modules load (src/threads/agent-v8-flags.ts).
+import '../threads/agent-v8-flags';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AdminService } from '../admin/service';
