@@ -7,6 +7,8 @@
 //
 // Then it runs the compiled JavaScript in dist/ (in the published package; in a checkout, built by
 // `npm run build`): an installed agent, a service or the desktop app's command never runs TypeScript.
+// The command is dist/agent/cli.js, bundled with the worker threads it starts beside it
+// (scripts/bundle-agent.mjs: a running agent keeps less memory when it loads three files, not hundreds).
 // Developers who want the sources without building set POS_SYNC_FROM_SOURCE=1 (needs tsx).
 var path = require('path');
 var fs = require('fs');
@@ -25,7 +27,7 @@ if (problem) {
   process.exit(1);
 }
 
-var built = path.join(root, 'dist', 'src', 'cli', 'main.js');
+var built = path.join(root, 'dist', 'agent', 'cli.js');
 var source = path.join(root, 'src', 'cli', 'main.ts');
 
 // A running agent sets V8 up for a process that idles for months (src/threads/agent-v8-flags.ts: the

@@ -54,5 +54,5 @@ export const REPO = REPO_ROOT;
 
 /** True when this checkout's compiled output exists (the suite builds it before the tests). */
 export function isBuilt(checkout: string = REPO_ROOT): boolean {
-  return fs.existsSync(path.join(checkout, 'dist', 'src', 'cli', 'main.js')) && fs.existsSync(path.join(checkout, 'renderer', 'dist', 'app.js'));
+  return fs.existsSync(path.join(checkout, 'dist', 'agent', 'cli.js')) && fs.existsSync(path.join(checkout, 'renderer', 'dist', 'app.js'));
 }

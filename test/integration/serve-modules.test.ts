@@ -4,18 +4,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { waitFor } from '../../src/dev/child-agent';
-import { startChildAgent, writeConfig } from '../helpers/child-agent';
+import { REPO_ROOT, startChildAgent, writeConfig } from '../helpers/child-agent';
 
 /**
  * What `pos-sync-agent serve` loads on its main thread, as a site runs it (bin/ and the build in
- * dist/): modules the running agent does not need are a resident cost of every idle agent (issue 29,
- * docs/performance.md). prom-client is loaded only with a metrics token; express and the developer
- * tools' HTTP stack not at all.
+ * dist/): modules the running agent does not need, and every file it loads, are a resident cost of
+ * every idle agent (issue 29, docs/performance.md). The agent's own code and the packages bundled with
+ * it come as one file, dist/agent/cli.js (scripts/bundle-agent.mjs; what it holds is checked by
+ * test/unit/packaging/agent-bundle.test.ts); prom-client is loaded only with a metrics token; express and
+ * the developer tools' HTTP stack not at all.
  */
 const PROBE = path.join(__dirname, '..', 'helpers', 'loaded-modules-probe.cjs');
 const METRICS_TOKEN = 'serve-modules-metrics-token-0123456789';
 
-async function packagesLoadedBy(config: Record<string, unknown>, whileRunning?: (adminUrl: string) => Promise<void>): Promise<string[]> {
+interface Loaded {
+  /** Packages loaded from node_modules. */
+  readonly packages: string[];
+  /** Every other file loaded, relative to the checkout. */
+  readonly own: string[];
+}
+
+async function loadedBy(config: Record<string, unknown>, whileRunning?: (adminUrl: string) => Promise<void>): Promise<Loaded> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-modules-'));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const list = path.join(dir, 'loaded.txt');
@@ -26,22 +35,25 @@ async function packagesLoadedBy(config: Record<string, unknown>, whileRunning?: 
     await whileRunning?.(/status window at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(agent.output())![1]!);
     agent.child.kill('SIGUSR2');
     await waitFor('the probe to write what serve loaded', () => fs.existsSync(list), 20_000);
-    return fs.readFileSync(list, 'utf8').split('\n').filter(Boolean);
+    const lines = (file: string): string[] => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    return { packages: lines(list), own: lines(`${list}.own`).map((f) => path.relative(REPO_ROOT, f).split(path.sep).join('/')) };
   } finally {
     await agent.kill('SIGTERM');
   }
 }
 
 describe('modules serve loads on its main thread', () => {
-  it('without a metrics token: neither prom-client nor express', async () => {
-    const loaded = await packagesLoadedBy({});
-    // The probe itself works: what every serve needs is in the list.
-    for (const needed of ['better-sqlite3', 'zod', 'router']) assert.ok(loaded.includes(needed), `${needed} missing from ${loaded.join(', ')}`);
-    for (const unwanted of ['prom-client', 'express', 'body-parser', 'serve-static']) assert.ok(!loaded.includes(unwanted), `serve loaded ${unwanted}`);
+  it('without a metrics token: the bundle and better-sqlite3, neither prom-client nor express', async () => {
+    const { packages, own } = await loadedBy({});
+    // The probe itself works: what every serve needs is in the lists.
+    assert.ok(packages.includes('better-sqlite3'), `better-sqlite3 missing from ${packages.join(', ')}`);
+    for (const unwanted of ['prom-client', 'express', 'body-parser', 'serve-static', 'zod', 'router']) assert.ok(!packages.includes(unwanted), `serve loaded ${unwanted} from node_modules`);
+    // The agent's own code: the command's bundle, and the one file bin/ loads before it.
+    assert.deepEqual(own, ['bin/node-version.cjs', 'bin/pos-sync-agent.cjs', 'dist/agent/cli.js', 'dist/src/threads/agent-v8-flags.js']);
   });
 
   it('with a metrics token: prom-client, loaded when the agent starts, and GET /metrics answers', async () => {
-    const loaded = await packagesLoadedBy({ metrics: { bearerToken: METRICS_TOKEN } }, async (adminUrl) => {
+    const { packages: loaded } = await loadedBy({ metrics: { bearerToken: METRICS_TOKEN } }, async (adminUrl) => {
       const res = await fetch(`${adminUrl}metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       assert.equal(res.status, 200);
       assert.match(await res.text(), /^# HELP pos_sync_/m);

@@ -33,7 +33,7 @@ describe('the package: npm pack, then npm install -g, gives a working pos-sync-a
 
   it('holds the built CLI and window, and nothing a site does not run', () => {
     const list = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
-    for (const file of ['package/bin/pos-sync-agent.cjs', 'package/bin/node-version.cjs', 'package/dist/src/cli/main.js', 'package/renderer/dist/index.html', 'package/renderer/dist/app.js', 'package/renderer/dist/app.css', 'package/packaging/systemd/pos-sync-agent.service']) {
+    for (const file of ['package/bin/pos-sync-agent.cjs', 'package/bin/node-version.cjs', 'package/dist/agent/cli.js', 'package/dist/agent/receiver-worker.js', 'package/dist/agent/applier-worker.js', 'package/renderer/dist/index.html', 'package/renderer/dist/app.js', 'package/renderer/dist/app.css', 'package/packaging/systemd/pos-sync-agent.service']) {
       assert.ok(list.includes(file), `${file} is in the package`);
     }
     assert.deepEqual(list.filter((f) => /\.ts$|\.map$|^package\/(test|src|bench|scripts|node_modules)\//.test(f)), [], 'no sources, maps, tests or modules');

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Bundles the compiled command (dist/src/cli/main.js) and the two worker threads it starts into
+// dist/agent/, one file each, with esbuild. `npm run build` runs it after tsc; bin/pos-sync-agent.cjs
+// runs dist/agent/cli.js when it is there.
+//
+// Why: a running agent that loads its code as the few hundred files tsc and its packages are made of
+// keeps more memory for as long as it runs than one that loads three files, because Node's module
+// loader, run once per file, becomes hot enough for V8 to compile it with its optimising compilers,
+// and each file's module record is kept (issue 29; `npm run bench` prints serve's idle RSS). The
+// files in dist/src stay as they are: the desktop app's processes, the tests and the harnesses load
+// them.
+//
+// What stays outside the bundle, loaded from node_modules at run time:
+// - better-sqlite3: a native addon, found next to its package;
+// - electron: only there inside the desktop app;
+// - prom-client and express: loaded only when needed (a metrics token; `dev employee-api`), so a
+//   running agent without them never reads them (test/integration/serve-modules.test.ts);
+// - tsx: only for POS_SYNC_FROM_SOURCE, never from the build.
+// The list of what each bundle holds is written to dist/agent/meta.json (esbuild's metafile), which
+// test/unit/packaging/agent-bundle.test.ts reads.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const compiled = path.join(root, 'dist', 'src');
+const outDir = path.join(root, 'dist', 'agent');
+
+export const EXTERNAL_PACKAGES = ['better-sqlite3', 'electron', 'prom-client', 'express', 'tsx'];
+
+// The worker files sit next to cli.js under the names ThreadClient looks for beside its caller
+// (workerEntry in src/threads/thread-client.ts: `dir: __dirname` in receiver-host and applier-host).
+const entryPoints = {
+  cli: path.join(compiled, 'cli', 'main.js'),
+  'receiver-worker': path.join(compiled, 'webhook', 'receiver-worker.js'),
+  'applier-worker': path.join(compiled, 'sync', 'applier-worker.js'),
+};
+
+for (const [name, file] of Object.entries(entryPoints)) {
+  if (!fs.existsSync(file)) {
+    console.error(`bundle-agent: ${path.relative(root, file)} (for ${name}) is missing: run tsc first (npm run build)`);
+    process.exit(1);
+  }
+}
+
+fs.rmSync(outDir, { recursive: true, force: true });
+const result = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints,
+  outdir: outDir,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  external: EXTERNAL_PACKAGES.flatMap((p) => [p, `${p}/*`]),
+  // Names stay as written, so a stack trace in the log still names the function it came from.
+  minify: false,
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+});
+fs.writeFileSync(path.join(outDir, 'meta.json'), `${JSON.stringify(result.metafile)}\n`);
