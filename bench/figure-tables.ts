@@ -168,6 +168,7 @@ const RUN_SIZES_TABLE = {
       awakeRssBytes?: number;
       fileBreakdown?: { nodeCodeBytes: number; nodeDataBytes: number; otherFilesBytes: number };
       nodeOptions?: string[];
+      afterApply?: { rssBytes: number; fileBackedBytes: number; anonymousBytes: number; fileBreakdown: { nodeCodeBytes: number; nodeDataBytes: number; otherFilesBytes: number }; items: number; payloadBytes: number };
     };
     const { results: sizes, serveIdle, serveUnoptimised, nodeFloor } = r.figures as {
       results: RunSizeFigures[];
@@ -198,6 +199,13 @@ const RUN_SIZES_TABLE = {
       lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files and ${mb(serveIdle.anonymousBytes)} anonymous memory` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
       const files = (f: NonNullable<ServeFigures['fileBreakdown']>): string => `the node binary's code ${mb(f.nodeCodeBytes)}, its read-only data (ICU's data, V8's snapshot, Node's own JavaScript) ${mb(f.nodeDataBytes)}, other files ${mb(f.otherFilesBytes)}`;
       if (serveIdle.fileBreakdown) lines.push('', `Its pages of files: ${files(serveIdle.fileBreakdown)}.`);
+      const after = serveIdle.afterApply;
+      if (after) {
+        lines.push(
+          '',
+          `The same \`serve\` once it has applied a first publication (S's: ${after.items} items, ${mb(after.payloadBytes)}, through its webhook, at the default settle deadline) and its applier thread has rested again, as a site's agent idles from its first delivery on: ${mb(after.rssBytes)} (target ≤ 100 MB${after.rssBytes <= 100e6 ? ', met' : ', not met'}), of which ${files(after.fileBreakdown)}, and ${mb(after.anonymousBytes)} anonymous memory.`,
+        );
+      }
       if (serveUnoptimised?.fileBreakdown && serveIdle.fileBreakdown && serveUnoptimised.anonymousBytes !== undefined) {
         lines.push(
           '',

@@ -32,8 +32,8 @@ import { recordResult } from './results';
 import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
 import { NODE_SQLITE_MISSING, nodeSqlite, openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
-import { freePort, spawnAgent, writeConfig, type ChildAgent } from '../src/dev/child-agent';
-import { APPLIER_REST_AFTER_MS } from '../src/sync/applier-host';
+import { spawnAgent, writeConfig, type ChildAgent } from '../src/dev/child-agent';
+import { REST_DEADLINE_MS, serveIdle, settledIdleRss, vmRssBytes, type FirstPublication, type IdleMemory } from './serve-idle';
 
 interface SizeSpec {
   readonly name: string;
@@ -151,9 +151,6 @@ function benchAgentConfig(dataDir: string): string {
   return writeConfig(dataDir, { dataDir, webhook: { port: 0, maxBodyBytes: 256 * 1024 * 1024 }, admin: { enabled: false }, sync: { pollIntervalMs: 1000, baselineSettleSeconds: 0 } });
 }
 
-/** How long the bench waits for an idle agent's applier thread to rest before it gives up. */
-const REST_DEADLINE_MS = APPLIER_REST_AFTER_MS + 60_000;
-
 /**
  * Waits until the agent's applier thread has rested (ended for want of work, as it does on a site a
  * little after its last apply): the idle figures are those of an agent that has nothing to do.
@@ -165,154 +162,6 @@ async function applierRested(agent: ChildAgent): Promise<number> {
     await new Promise((r) => setTimeout(r, 250));
   }
   return performance.now() - started;
-}
-
-/** How long RSS must stay the same for the bench to call it settled, and the most it waits for that. */
-const SETTLE_QUIET_MS = 10_000;
-const SETTLE_MAX_MS = 60_000;
-
-/**
- * RSS once it has stopped changing after the applier's rest: the thread's memory is not all handed
- * back at once (some seconds later the rest of it goes), and a site's idle agent is the settled one.
- */
-async function settledIdleRss(read: () => Promise<number> | number): Promise<{ rssBytes: number; settledAfterMs: number }> {
-  const started = performance.now();
-  let rss = await read();
-  let since = started;
-  while (performance.now() - since < SETTLE_QUIET_MS) {
-    if (performance.now() - started > SETTLE_MAX_MS) throw new Error(`RSS did not settle within ${SETTLE_MAX_MS / 1000} s of the applier's rest`);
-    await new Promise((r) => setTimeout(r, 500));
-    const now = await read();
-    if (now !== rss) {
-      rss = now;
-      since = performance.now();
-    }
-  }
-  return { rssBytes: rss, settledAfterMs: since - started };
-}
-
-/** A process's resident memory now (Linux: VmRSS in /proc/PID/status). */
-function vmRssBytes(pid: number): number {
-  const kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/PID/status');
-  return kib * 1024;
-}
-
-/** The names of a process's threads (Linux: /proc/PID/task/TID/comm). */
-function threadNames(pid: number): string[] {
-  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-    } catch {
-      return '';
-    }
-  });
-}
-
-interface ServeIdle {
-  /** What ran: `pos-sync-agent serve` through bin/, with the status window on and staff off. */
-  readonly command: string;
-  readonly rssBytes: number;
-  /** Just before the applier thread (from the start's drain) rested: what the rest gives back is the difference. */
-  readonly awakeRssBytes: number;
-  /** Of the RSS: pages of files (the node binary, ICU's data in it, libraries), and anonymous memory (heaps, stacks, malloc), from /proc/PID/smaps_rollup. */
-  readonly fileBackedBytes: number;
-  readonly anonymousBytes: number;
-  /** From the applier's rest to the last change of RSS (it then stayed the same for SETTLE_QUIET_MS). */
-  readonly settledAfterMs: number;
-  /** From `Receiving menu cycle updates` on stdout to the applier thread's end. */
-  readonly restWaitMs: number;
-  /** The agent's own threads (named) when measured. */
-  readonly agentThreads: string[];
-  /** Of the pages of files: the node binary's code (executable mappings), its read-only data (ICU's data, V8's snapshot, Node's own JavaScript), and every other file (libraries, better-sqlite3). From /proc/PID/smaps. */
-  readonly fileBreakdown: { readonly nodeCodeBytes: number; readonly nodeDataBytes: number; readonly otherFilesBytes: number };
-  /** The node options this serve ran with (none: as a site runs it). */
-  readonly nodeOptions: string[];
-}
-
-/** The pages of files in a process's RSS, split by what they are (ServeIdle.fileBreakdown). Linux only. */
-function fileBreakdown(pid: number): ServeIdle['fileBreakdown'] {
-  let nodeCodeBytes = 0;
-  let nodeDataBytes = 0;
-  let otherFilesBytes = 0;
-  let kind: 'code' | 'data' | 'other' | null = null;
-  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (header) {
-      const [, perms, inode, file] = header;
-      if (inode === '0' || !file || file.startsWith('[')) kind = null;
-      else if (file === process.execPath || path.basename(file) === 'node') kind = perms!.includes('x') ? 'code' : 'data';
-      else kind = 'other';
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (!rss || kind === null) continue;
-    const bytes = Number(rss[1]) * 1024;
-    if (kind === 'code') nodeCodeBytes += bytes;
-    else if (kind === 'data') nodeDataBytes += bytes;
-    else otherFilesBytes += bytes;
-  }
-  return { nodeCodeBytes, nodeDataBytes, otherFilesBytes };
-}
-
-/**
- * The idle RSS of `pos-sync-agent serve` as a site runs it (bin/pos-sync-agent.cjs, the build in
- * dist/, the status window's server on), once its applier thread has rested: what issue 29's idle
- * target names. Read from /proc (this bench runs on Linux).
- */
-async function serveIdle(work: string, nodeOptions: string[] = []): Promise<ServeIdle> {
-  const dataDir = fs.mkdtempSync(path.join(work, 'serve-'));
-  const config = writeConfig(dataDir, { dataDir, webhook: { port: await freePort() }, admin: { port: await freePort() } });
-  const bin = path.join(__dirname, '..', 'bin', 'pos-sync-agent.cjs');
-  const child = spawn(process.execPath, [...nodeOptions, bin, 'serve', '--no-login-link', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    const deadline = performance.now() + 60_000;
-    while (!output.includes('Receiving menu cycle updates')) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`pos-sync-agent serve did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const started = performance.now();
-    const rssNow = (): number => vmRssBytes(child.pid!);
-    // The last reading while the applier thread (from the start's drain) still runs: what its rest
-    // gives back is the difference to the reading after it, a quarter of a second apart.
-    let awakeRssBytes: number | null = null;
-    while (threadNames(child.pid!).includes('applier')) {
-      if (performance.now() - started > REST_DEADLINE_MS) throw new Error(`serve's applier thread did not rest within ${REST_DEADLINE_MS / 1000} s`);
-      const rss = rssNow();
-      if (threadNames(child.pid!).includes('applier')) awakeRssBytes = rss;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    if (awakeRssBytes === null) throw new Error("serve's applier thread rested before the bench could read serve's memory with it");
-    const restWaitMs = performance.now() - started;
-    const settled = await settledIdleRss(rssNow);
-    const agentThreads = threadNames(child.pid!).filter((n) => ['MainThread', 'receiver', 'applier'].includes(n));
-    const rollup = fs.readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
-    const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN);
-    const anonymousBytes = kibOf('Anonymous') * 1024;
-    // The agent maps no shared memory: what is not anonymous is pages of files.
-    const fileBackedBytes = (kibOf('Rss') - kibOf('Anonymous')) * 1024;
-    if (!Number.isFinite(anonymousBytes) || !Number.isFinite(fileBackedBytes)) throw new Error('no Rss or Anonymous in /proc/PID/smaps_rollup');
-    return {
-      command: 'pos-sync-agent serve (status window on, staff off)',
-      rssBytes: settled.rssBytes,
-      awakeRssBytes,
-      settledAfterMs: settled.settledAfterMs,
-      fileBackedBytes,
-      anonymousBytes,
-      restWaitMs,
-      agentThreads,
-      fileBreakdown: fileBreakdown(child.pid!),
-      nodeOptions,
-    };
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
 }
 
 interface NodeFloor {
@@ -520,6 +369,15 @@ interface SizeResult {
   tillLookup?: LookupStats & { reader: string };
   changes?: ChangesBench;
   duringApply?: DuringApply;
+}
+
+/** S's first publication, as runSize generates it: what serve applies before its second idle reading. */
+function sPublication(): FirstPublication {
+  const spec = SIZES.find((s) => s.name === 'S')!;
+  const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, ...spec.options });
+  const update = chain!.updates[0]!;
+  return { body: encode(update), locationId: update.locationId, changeSequence: update.changeSequence, items: spec.options.itemsPerLocation };
 }
 
 async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
@@ -827,17 +685,21 @@ async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-bench-'));
   try {
     const floor = await nodeFloor();
-    log('serve: waiting for its applier thread to rest');
-    const serve = await serveIdle(work);
+    // Then S's first publication, through serve's webhook: how a site's agent idles once it has
+    // applied (the pages and arenas the apply used stay).
+    const firstS = sPublication();
+    log(`serve: waiting for its applier thread to rest, then for it to apply S's first publication (at the default settle deadline) and rest again`);
+    const serve = await serveIdle(work, { afterApply: firstS });
     // The same serve with V8's optimising compilers off: how much of the node binary's code in its
     // RSS those compilers' own code is (they run for the start's drain, and their pages stay).
     log('serve again, V8 optimising compilers off: waiting for its applier thread to rest');
-    const serveUnoptimised = await serveIdle(work, ['--no-opt', '--no-maglev']);
+    const serveUnoptimised = await serveIdle(work, { nodeOptions: ['--no-opt', '--no-maglev'] });
     const mbText = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
-    const filesText = (s: ServeIdle): string => `file-backed ${mbText(s.fileBackedBytes)}: node's code ${mbText(s.fileBreakdown.nodeCodeBytes)}, node's data ${mbText(s.fileBreakdown.nodeDataBytes)}, other files ${mbText(s.fileBreakdown.otherFilesBytes)}; anonymous ${mbText(s.anonymousBytes)}`;
+    const filesText = (s: IdleMemory): string => `file-backed ${mbText(s.fileBackedBytes)}: node's code ${mbText(s.fileBreakdown.nodeCodeBytes)}, node's data ${mbText(s.fileBreakdown.nodeDataBytes)}, other files ${mbText(s.fileBreakdown.otherFilesBytes)}; anonymous ${mbText(s.anonymousBytes)}`;
     const serveLines = [
       `idle RSS of ${serve.command}, its applier thread rested (threads ${serve.agentThreads.join(', ')}): ${mbText(serve.rssBytes)}   target <= 100 MB${serve.rssBytes <= 100e6 ? '' : ' MISSED'} (${filesText(serve)}); just before its applier rested: ${mbText(serve.awakeRssBytes)}`,
-      `the same with ${serveUnoptimised.nodeOptions.join(' ')} (not how a site runs it): ${mbText(serveUnoptimised.rssBytes)} (${filesText(serveUnoptimised)})`,
+      `the same once it has applied S's first publication (${serve.afterApply!.items} items, ${mbText(serve.afterApply!.payloadBytes)}) and rested again: ${mbText(serve.afterApply!.rssBytes)}   target <= 100 MB${serve.afterApply!.rssBytes <= 100e6 ? '' : ' MISSED'} (${filesText(serve.afterApply!)})`,
+      `the same with ${serveUnoptimised.nodeOptions.join(' ')} (not how a site runs it), start only: ${mbText(serveUnoptimised.rssBytes)} (${filesText(serveUnoptimised)})`,
       `baseline: a bare Node process ${mbText(floor.bareRssBytes)}, each empty worker thread +${mbText(floor.perEmptyWorkerBytes)}; an Intl time zone +${mbText(floor.intlTimeZoneBytes)}; express in a worker +${mbText(floor.expressInWorkerBytes)}, zod +${mbText(floor.zodInWorkerBytes)}`,
     ].join('\n');
     if (args['serve-only']) {
