@@ -65,6 +65,9 @@ describe('electron-builder.yml', () => {
   it('ships the compiled main entry, the built renderer and the icons it names', () => {
     assert.equal(pkg.main, 'dist/src/electron/main.js');
     assert.ok(config.files.includes('dist/src/**/*.js'));
+    // The command and the service run bin/pos-sync-agent.cjs, which runs the bundle (scripts/bundle-agent.mjs).
+    assert.ok(config.files.includes('bin/*.cjs'));
+    assert.ok(config.files.includes('dist/agent/*.js'), 'the bundle the command runs is in app.asar');
     assert.ok(config.files.some((f) => f.startsWith('renderer/dist/')));
     for (const icon of [config.win.icon, config.linux.icon, String(config.nsis.installerIcon), 'assets/tray-green.png', 'assets/tray-amber.png', 'assets/tray-red.png', 'assets/tray-grey.png']) {
       assert.ok(fs.existsSync(path.join(ROOT, icon)), icon);
