@@ -56,7 +56,8 @@ describe('upgrade: the package over the previous one keeps the site\'s data', ()
     oldTree = path.join(work, 'old');
     execFileSync('git', ['worktree', 'add', '--detach', oldTree, base], { cwd: REPO, stdio: 'ignore' });
     fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(oldTree, 'node_modules'));
-    execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: oldTree, stdio: 'inherit' });
+    // Built by its own `build` script, whatever that version's build makes (tsc alone, or tsc and the bundle the command runs).
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: oldTree, stdio: 'inherit' });
     execFileSync(process.execPath, ['scripts/build-renderer.mjs'], { cwd: oldTree, stdio: 'ignore' });
     const oldPkgFile = path.join(oldTree, 'package.json');
     const oldPkg = JSON.parse(fs.readFileSync(oldPkgFile, 'utf8')) as Record<string, unknown>;
