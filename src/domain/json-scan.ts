@@ -265,8 +265,9 @@ export function parseLazily(
  * `11.499999999999999999` became 11.5 and `12345678901234567890` lost its last digits before the domain
  * could see them. `parseExact` keeps the text instead, and the domain reads money and identifiers from
  * it (src/domain/numbers.ts). A JSON.parse reviver could recover the same text through its
- * `context.source`, with the same results, but markedly slower than this scanner on the large
- * documents head office sends (`npm run bench:parse` compares parseExact with JSON.parse).
+ * `context.source`, with the same results, but it calls back for every value of the large
+ * documents head office sends, which this scanner does not (`npm run bench:parse` compares
+ * parseExact with JSON.parse).
  */
 export class JsonNumber {
   constructor(readonly source: string) {}
@@ -490,8 +491,9 @@ export function parseExact(text: string): unknown {
  * One string per distinct member name. A key sliced from the text is a new string each time, and
  * storing a property under a new string makes V8 look it up in its string table first; the same few
  * names (ItemID, DateFrom, SellPrice, ...) repeat hundreds of thousands of times in a large
- * publication. Handing back the first copy made reading and planning the L body markedly faster
- * (npm run bench). Bounded in count and length: other names are used as they come.
+ * publication. Handing back the first copy spares V8 that lookup for every member after the first
+ * (`npm run bench` and `npm run bench:profile` time reading and planning). Bounded in count and
+ * length: other names are used as they come.
  */
 const KEYS = new Map<string, string>();
 /** The same names by length and first character, to find one in the text without slicing it out. */

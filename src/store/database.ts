@@ -11,8 +11,9 @@ const preparedByConnection = new WeakMap<Db, Map<string, Database.Statement>>();
 /**
  * The statement for `sql` on this connection, prepared on first use and kept with the connection.
  * For code that runs per apply, per drain or per poll outside a class that holds its statements: a
- * statement prepared on each call keeps its native memory (several KB) until V8 happens to collect its
- * small wrapper, which under a long backlog grew a process by hundreds of MB (docs/performance.md).
+ * statement prepared on each call keeps its native memory until V8 happens to collect its small
+ * wrapper, so a long backlog would grow the process with every call
+ * (test/integration/prepared-statements.test.ts guards it; docs/performance.md).
  */
 export function preparedStatement<P extends unknown[] | object = unknown[], R = unknown>(db: Db, sql: string): Database.Statement<P, R> {
   let statements = preparedByConnection.get(db);
@@ -69,9 +70,10 @@ export function storeFilePath(dataDir: string, kind: StoreFileKind): string {
 export const AGENT_DB_CACHE_KIB = 2048;
 
 /**
- * Page cache of each writer connection to pos-sync.db, in KiB. Writing the range rows of the largest
- * publication took the same time with half or twice this cache (the rows arrive in key order, so the
- * indexes' pages are visited in order); this size keeps a margin for menus with less orderly keys.
+ * Page cache of each writer connection to pos-sync.db, in KiB. The range rows arrive in key order, so
+ * the indexes' pages are visited in order and the cache need not hold a whole index; this size keeps a
+ * margin for menus with less orderly keys, and an update that overlays existing ranges reads them
+ * through it (`npm run bench` weighs the apply against a plain insert).
  */
 export const TILL_DB_CACHE_KIB = 8192;
 

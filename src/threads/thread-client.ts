@@ -75,8 +75,9 @@ class Waiting {
 /**
  * Each worker thread's young generation, in MB (resourceLimits.maxYoungGenerationSizeMb): the
  * smallest V8 makes. Every object the agent's threads make for a delivery or an
- * item dies young or is kept for the whole apply, so a larger one only grew each idle thread's
- * committed heap and the peak of an apply (docs/performance.md, "Where the memory goes").
+ * item dies young or is kept for the whole apply, so a larger one would only add to each idle
+ * thread's committed heap and to the peak of an apply (`npm run bench` measures both;
+ * docs/performance.md, "Where the memory goes").
  */
 export const YOUNG_GENERATION_MB = 3;
 
