@@ -371,20 +371,23 @@ interface SizeResult {
   duringApply?: DuringApply;
 }
 
-/** S's first publication, as runSize generates it: what serve applies before its second idle reading. */
-function sPublication(): FirstPublication {
-  const spec = SIZES.find((s) => s.name === 'S')!;
+/** A size's first publication: one location's first update, a year of ranges from a month ago. */
+function firstPublication(spec: SizeSpec) {
   const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
   const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, ...spec.options });
   const update = chain!.updates[0]!;
-  return { body: encode(update), locationId: update.locationId, changeSequence: update.changeSequence, items: spec.options.itemsPerLocation };
+  return { today, update, body: encode(update) };
+}
+
+/** S's first publication: what serve applies before its second idle reading. */
+function sPublication(): FirstPublication {
+  const spec = SIZES.find((s) => s.name === 'S')!;
+  const { update, body } = firstPublication(spec);
+  return { body, locationId: update.locationId, changeSequence: update.changeSequence, items: spec.options.itemsPerLocation };
 }
 
 async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
-  const today = todayInZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
-  const [chain] = generateChains({ seed: 2026, locations: 1, updatesPerLocation: 1, startDate: dateOf(dayOf(today) - 30), days: 365, ...spec.options });
-  const update = chain!.updates[0]!;
-  const body = encode(update);
+  const { today, update, body } = firstPublication(spec);
   log(`${spec.name}: ${spec.options.itemsPerLocation} items, ${(body.length / 1e6).toFixed(1)} MB`);
 
   const dataDir = fs.mkdtempSync(path.join(work, `agent-${spec.name}-`));

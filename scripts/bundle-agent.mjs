@@ -27,7 +27,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = path.join(root, 'dist', 'src');
 const outDir = path.join(root, 'dist', 'agent');
 
-export const EXTERNAL_PACKAGES = ['better-sqlite3', 'electron', 'prom-client', 'express', 'tsx'];
+const EXTERNAL_PACKAGES = ['better-sqlite3', 'electron', 'prom-client', 'express', 'tsx'];
 
 // The worker files sit next to cli.js under the names ThreadClient looks for beside its caller
 // (workerEntry in src/threads/thread-client.ts: `dir: __dirname` in receiver-host and applier-host).
