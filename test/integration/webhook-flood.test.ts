@@ -89,14 +89,17 @@ describe('the webhook under a flood', async () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(t.agent.refusals.snapshot().total.invalid_json, 5);
+    // The minute's summary may already have been written if the test straddles a minute's end; it is
+    // counted below. Any other line naming a bad body is one line per body.
+    const isSummary = (l: string): boolean => l.startsWith('warn webhook: refused');
     assert.deepEqual(
-      log.lines.filter((l) => /invalid_json|not valid JSON|rejected/.test(l)),
+      log.lines.filter((l) => /invalid_json|not valid JSON|rejected/.test(l) && !isSummary(l)),
       [],
       'no log line per bad body',
     );
     t.agent.refusals.close();
     // One line per minute (the test may straddle a minute's end): together they count all five.
-    const summaries = log.lines.filter((l) => l.startsWith('warn webhook: refused') && l.includes('invalid_json'));
+    const summaries = log.lines.filter((l) => isSummary(l) && l.includes('invalid_json'));
     assert.ok(summaries.length >= 1 && summaries.length <= 2, summaries.join('\n'));
     assert.equal(summaries.reduce((n, l) => n + Number(/invalid_json (\d+)/.exec(l)![1]), 0), 5, summaries.join('\n'));
     // retention.quarantineBodiesPerDay 2: two bodies kept byte for byte, then only size and hash.
