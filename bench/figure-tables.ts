@@ -197,7 +197,7 @@ const RUN_SIZES_TABLE = {
     const lines = [...rows];
     if (serveIdle) {
       lines.push('', `Idle RSS of \`${serveIdle.command.replace(' (', '` (')}, once its applier thread has rested (threads ${serveIdle.agentThreads.join(', ')}): ${mb(serveIdle.rssBytes)} (target ≤ 100 MB${serveIdle.rssBytes <= 100e6 ? ', met' : ', not met'})${serveIdle.fileBackedBytes !== undefined && serveIdle.anonymousBytes !== undefined ? `, of which ${mb(serveIdle.fileBackedBytes)} are pages of files and ${mb(serveIdle.anonymousBytes)} anonymous memory` : ''}.${serveIdle.awakeRssBytes !== undefined ? ` Just before its applier thread rested it was ${mb(serveIdle.awakeRssBytes)}: the rest gave back ${mb(serveIdle.awakeRssBytes - serveIdle.rssBytes)}.` : ''}`);
-      const files = (f: NonNullable<ServeFigures['fileBreakdown']>): string => `the node binary's code ${mb(f.nodeCodeBytes)}, its read-only data (ICU's data, V8's snapshot, Node's own JavaScript) ${mb(f.nodeDataBytes)}, other files ${mb(f.otherFilesBytes)}`;
+      const files = (f: NonNullable<ServeFigures['fileBreakdown']>): string => `the node binary's code ${mb(f.nodeCodeBytes)}, its read-only data (V8's snapshot, Node's own JavaScript, what of ICU's data is read) ${mb(f.nodeDataBytes)}, other files ${mb(f.otherFilesBytes)}`;
       if (serveIdle.fileBreakdown) lines.push('', `Its pages of files: ${files(serveIdle.fileBreakdown)}.`);
       const after = serveIdle.afterApply;
       if (after) {
@@ -219,7 +219,7 @@ const RUN_SIZES_TABLE = {
       const floor = nodeFloor.bareRssBytes + (threads - 1) * nodeFloor.perEmptyWorkerBytes;
       const parts =
         nodeFloor.intlTimeZoneBytes !== undefined && nodeFloor.expressInWorkerBytes !== undefined
-          ? ` Parts of the agent's own cost on the same footing: one \`Intl.DateTimeFormat\` with a time zone adds ${mb(nodeFloor.intlTimeZoneBytes)} to that process (ICU's data paged in), and loading express adds ${mb(nodeFloor.expressInWorkerBytes)} to a worker thread${nodeFloor.zodInWorkerBytes !== undefined ? `, zod ${mb(nodeFloor.zodInWorkerBytes)}` : ''}.`
+          ? ` Parts of the agent's own cost on the same footing: one \`Intl.DateTimeFormat\` with a time zone adds ${mb(nodeFloor.intlTimeZoneBytes)} to that process (ICU's data and code paged in, which the agent's own timezone table spares it), and loading express adds ${mb(nodeFloor.expressInWorkerBytes)} to a worker thread${nodeFloor.zodInWorkerBytes !== undefined ? `, zod ${mb(nodeFloor.zodInWorkerBytes)}` : ''}.`
           : '';
       lines.push('', `The floor, same run: a Node process that loads nothing idles at ${mb(nodeFloor.bareRssBytes)}, and each worker thread that loads nothing adds ${mb(nodeFloor.perEmptyWorkerBytes)}: ${mb(floor)} for ${threads} threads before any of the agent's code.${parts}`);
     }

@@ -65,7 +65,7 @@ export interface IdleMemory {
   /** Of the RSS: pages of files (the node binary, ICU's data in it, libraries), and anonymous memory (heaps, stacks, malloc), from /proc/PID/smaps_rollup. */
   readonly fileBackedBytes: number;
   readonly anonymousBytes: number;
-  /** Of the pages of files: the node binary's code (executable mappings), its read-only data (ICU's data, V8's snapshot, Node's own JavaScript), and every other file (libraries, better-sqlite3). From /proc/PID/smaps. */
+  /** Of the pages of files: the node binary's code (executable mappings), its read-only data (V8's snapshot, Node's own JavaScript, what of ICU's data is read), and every other file (libraries, better-sqlite3). From /proc/PID/smaps. */
   readonly fileBreakdown: { readonly nodeCodeBytes: number; readonly nodeDataBytes: number; readonly otherFilesBytes: number };
   /** From the applier's rest to the last change of RSS (it then stayed the same for SETTLE_QUIET_MS). */
   readonly settledAfterMs: number;

@@ -7,8 +7,9 @@
  * ClockWatch collects what the HTTP clients observe.
  */
 
+import fs from 'node:fs';
 import { timeWithZone } from './domain/local-time';
-import { offsetAt } from './domain/utc-offsets';
+import { offsetAt, tableZones } from './domain/utc-offsets';
 
 export interface SkewObservation {
   readonly source: string;
@@ -64,8 +65,40 @@ export function timezoneMismatch(machineTimezone: string, locationTimezone: stri
   return { locationTimezone, machineTimezone, differsAt: now.toISOString(), locationOffsetMinutes: location, machineOffsetMinutes: machine };
 }
 
+/** Names the zoneinfo database gives UTC, which Intl and the agent's table call UTC. */
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'Etc/Universal', 'Etc/Zulu', 'UCT', 'Universal', 'Zulu', 'Etc/GMT', 'Etc/GMT0', 'GMT', 'GMT0']);
+
+/** A zone name as the agent's table knows it, or null. */
+function known(name: string | undefined): string | null {
+  if (!name) return null;
+  if (UTC_NAMES.has(name)) return 'UTC';
+  return tableZones().has(name) ? name : null;
+}
+
+/** The zone name in a path into a zoneinfo folder (`/usr/share/zoneinfo/Europe/London`), or undefined. */
+function zoneinfoName(target: string): string | undefined {
+  const at = target.lastIndexOf('zoneinfo/');
+  return at < 0 ? undefined : target.slice(at + 'zoneinfo/'.length);
+}
+
+/** Where /etc/localtime points, one link and every link followed, or none when it is not a link. */
+function localtimeTargets(): string[] {
+  try {
+    return [fs.readlinkSync('/etc/localtime'), fs.realpathSync('/etc/localtime')];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * This PC's timezone as an IANA name: the TZ variable, else where /etc/localtime points (Linux, macOS),
+ * when either names a zone of the agent's table; else Intl's reading (Windows, which names its zones
+ * otherwise), which pages in ICU's date formatting.
+ */
 export function machineTimezone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const tz = process.env.TZ?.replace(/^:/, '');
+  const named = known(tz) ?? (tz ? null : localtimeTargets().map((t) => known(zoneinfoName(t))).find((n) => n !== null) ?? null);
+  return named ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 export function describeSkew(o: SkewObservation): string {

@@ -1,5 +1,6 @@
 import type { Agent, AgentService } from '../agent';
 import type { Config } from '../config/schema';
+import { clockTime } from '../domain/local-time';
 import { redactor, type Logger } from '../log';
 import type { AgentMetrics } from './metrics';
 import { defaultRendererDir, startAdminServer, type RunningAdminServer } from './server';
@@ -123,7 +124,7 @@ export class AdminService implements AgentService {
   summary(now: Date = new Date()): Summary | null {
     if (!this.agent || !this.agent.core.isOpen) return null;
     const reply = buildStatusReply(this.agent, this.options.panelServices ?? DEFAULT_PANEL_SERVICES, this.log, now);
-    return severityOf(reply, now, (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }));
+    return severityOf(reply, now, clockTime);
   }
 
   async stop(): Promise<void> {

@@ -33,9 +33,8 @@ export function dailyStats(db: Db, days: number, timeZone: string, now: Date = n
   const applySum = uniqueDays.map(() => 0);
   const applyCount = uniqueDays.map(() => 0);
   const applyMax: (number | null)[] = uniqueDays.map(() => null);
-  const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   for (const r of rows) {
-    const i = index.get(fmt.format(new Date(r.received_at)));
+    const i = index.get(todayIn(timeZone, new Date(r.received_at)));
     if (i === undefined) continue;
     if (r.outcome === 'rejected') rejected[i]! += 1;
     else delivered[i]! += 1;

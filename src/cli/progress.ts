@@ -1,9 +1,10 @@
+import { groupDigits } from '../domain/wording';
 import type { ApplyProgress } from '../sync/applier';
 
 /** "Applying update 3021:101: 1,200 of 5,000 items (24 %)". */
 export function progressText(p: ApplyProgress): string {
   const percent = p.total === 0 ? 100 : Math.floor((p.done * 100) / p.total);
-  return `Applying update ${p.locationId}:${p.changeSequence}: ${p.done.toLocaleString('en-GB')} of ${p.total.toLocaleString('en-GB')} items (${percent} %)`;
+  return `Applying update ${p.locationId}:${p.changeSequence}: ${groupDigits(p.done)} of ${groupDigits(p.total)} items (${percent} %)`;
 }
 
 /**
@@ -35,7 +36,7 @@ export class ProgressLine {
 /** What `serve` says on the first Ctrl-C: what it waits for, and what a second one does. */
 export function stoppingText(applying: ApplyProgress | null): string {
   const waitFor = applying
-    ? `Stopping: waiting for the apply of update ${applying.locationId}:${applying.changeSequence} to finish (${applying.done.toLocaleString('en-GB')} of ${applying.total.toLocaleString('en-GB')} items); updates queued after it are applied at the next start.`
+    ? `Stopping: waiting for the apply of update ${applying.locationId}:${applying.changeSequence} to finish (${groupDigits(applying.done)} of ${groupDigits(applying.total)} items); updates queued after it are applied at the next start.`
     : 'Stopping: closing the webhook receiver, the status window and the data files.';
   return `${waitFor} Press Ctrl-C again to stop at once: an apply under way is then rolled back and done again at the next start; nothing received is lost.`;
 }

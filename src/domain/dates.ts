@@ -5,6 +5,8 @@
  * machine's timezone cannot shift a date.
  */
 
+import { offsetAt } from './utc-offsets';
+
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export type IsoDate = string & { readonly __isoDate: unique symbol };
@@ -81,12 +83,8 @@ export function addDays(date: IsoDate, days: number): IsoDate {
 
 /** Today's date in an IANA timezone, e.g. the location's, independent of the machine's timezone. */
 export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
-  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  return parseIsoDate(`${get('year')}-${get('month')}-${get('day')}`);
+  const ms = now.getTime();
+  // Whole seconds, as a clock reading shows them; the offset is from the agent's timezone table.
+  const local = Math.floor(ms / 1000) * 1000 + offsetAt(timeZone, ms) * 60_000;
+  return fromDayNumber(Math.floor(local / 86_400_000));
 }

@@ -18,3 +18,14 @@ export function timeWithZone(iso: string | null | undefined): string {
     `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
   );
 }
+
+/**
+ * The hour and minute of a stored time on the machine's clock, 24-hour: `07:05`, as the tray and the
+ * severity lines show it. From Date's local fields rather than `toLocaleTimeString`, which in the
+ * agent's process would page in ICU's date formatting for good.
+ */
+export function clockTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}

@@ -20,7 +20,7 @@
  */
 
 import { staleAdvice } from './stale-advice';
-import { resumeText, type ResumeNote } from './wording';
+import { groupDigits, resumeText, type ResumeNote } from './wording';
 
 export type { ResumeNote } from './wording';
 
@@ -285,7 +285,7 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
       label = 'Applying';
       lines.push(
         progress
-          ? `Applying update ${progress.changeSequence}: ${progress.done.toLocaleString('en-GB')} of ${progress.total.toLocaleString('en-GB')} items` +
+          ? `Applying update ${progress.changeSequence}: ${groupDigits(progress.done)} of ${groupDigits(progress.total)} items` +
               (queued.length > 1 ? `; ${plural(queued.length - 1, 'more update is', 'more updates are')} queued behind it.` : '.')
           : `${plural(queued.length, 'update is', 'updates are')} queued and applied in turn (next: update ${next.changeSequence}).`,
       );

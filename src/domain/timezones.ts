@@ -5,11 +5,14 @@
  * compute its till's dates in the wrong place without a word, so only canonical IANA names are
  * accepted, and the refusal suggests one for the usual abbreviations.
  *
- * Canonical: the zones Intl lists (`Intl.supportedValuesOf('timeZone')`) plus `UTC`. Node's ICU still
+ * Canonical: the zones Intl lists (`Intl.supportedValuesOf('timeZone')`) plus `UTC`, which are the
+ * zones of the agent's own table (utc-offsets.ts), so a canonical name is checked without Intl. Node's ICU still
  * lists a few zones under the names they had before IANA renamed them (Asia/Calcutta for
  * Asia/Kolkata, Europe/Kiev for Europe/Kyiv); the current IANA name of such a zone is accepted too:
  * a name in IANA's Area/Location form that Intl resolves to a listed zone of that form.
  */
+
+import { tableZones } from './utc-offsets';
 
 /** Common abbreviations and offsets people type for a timezone, with the zone they most likely mean. */
 const SUGGESTIONS: ReadonlyMap<string, string> = new Map([
@@ -39,11 +42,8 @@ const SUGGESTIONS: ReadonlyMap<string, string> = new Map([
 /** IANA's geographic areas: every canonical zone other than UTC and the Etc/ offsets lives under one. */
 const AREA_FORM = /^(Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)(\/[A-Z][A-Za-z0-9_+-]*)+$/;
 
-let canonical: ReadonlySet<string> | null = null;
-
 function canonicalZones(): ReadonlySet<string> {
-  canonical ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
-  return canonical;
+  return tableZones();
 }
 
 /** What Intl reads a name as, or null when it does not know it at all. */

@@ -1,86 +1,90 @@
 /**
- * A timezone's UTC offsets over a span of time, from the IANA database that Intl carries, as intervals
- * of constant offset. The till file keeps them per location (location_utc_offsets) so its _today views
- * know the location's date from the UTC clock alone, whatever the reading PC's timezone.
+ * A timezone's UTC offsets as intervals of constant offset. The till file keeps them per location
+ * (location_utc_offsets) so its _today views know the location's date from the UTC clock alone,
+ * whatever the reading PC's timezone; the agent's "today" at a location comes from the same offsets.
+ *
+ * Read from the agent's own table of the IANA database (tz/table.ts, `npm run tzdata`), which holds
+ * every zone from 2000 to 2100: asking Intl would page ICU's locale data and code into the process for
+ * as long as it runs. A name or an instant outside the table is asked of Intl (tz/intl-offsets.ts),
+ * which gives the same answer where both have one (test/unit/domain/tz-table.test.ts).
  */
 
-export interface OffsetInterval {
-  /** Start, inclusive, in UTC epoch milliseconds (whole minutes). */
-  readonly fromMs: number;
-  /** End, exclusive. */
-  readonly toMs: number;
-  /** Minutes east of UTC: London in summer 60, New York in winter -300. */
-  readonly offsetMinutes: number;
-}
+import { TABLE_FROM_MS, TABLE_TO_MS, decodeRule, decodeZones, type ZoneRule } from './tz/encoding';
+import type { OffsetInterval } from './tz/interval';
+import { intlOffsetAt, intlOffsetIntervals } from './tz/intl-offsets';
+import { TZ_TABLE } from './tz/table';
+
+export type { OffsetInterval } from './tz/interval';
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 
-/** One formatter per zone: building an Intl.DateTimeFormat costs far more than using one. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/** The IANA tz release the agent's table was read from, e.g. 2026c. */
+export const TZ_TABLE_RELEASE = TZ_TABLE.tz;
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
+let zoneIndex: Map<string, number> | null = null;
+const rules = new Map<number, ZoneRule>();
+
+/** The zone's rule from the table, or null when the table does not hold that name. */
+function tableRule(timeZone: string): ZoneRule | null {
+  zoneIndex ??= decodeZones(TZ_TABLE);
+  const index = zoneIndex.get(timeZone);
+  if (index === undefined) return null;
+  let rule = rules.get(index);
+  if (!rule) {
+    rule = decodeRule(TZ_TABLE.rules[index]!);
+    rules.set(index, rule);
   }
-  return f;
+  return rule;
 }
 
-/** The zone's offset (minutes east of UTC) at an instant. */
+let zoneNames: ReadonlySet<string> | null = null;
+
+/** The names the table holds: every zone Intl lists, and UTC. */
+export function tableZones(): ReadonlySet<string> {
+  zoneIndex ??= decodeZones(TZ_TABLE);
+  zoneNames ??= new Set(zoneIndex.keys());
+  return zoneNames;
+}
+
+/** The index of the interval holding `ms`: the last start at or before it. */
+function intervalAt(rule: ZoneRule, ms: number): number {
+  let lo = 0;
+  let hi = rule.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (rule.starts[mid]! <= ms) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The zone's offset (minutes east of UTC) at an instant. Throws a RangeError for a name no one knows. */
 export function offsetAt(timeZone: string, ms: number): number {
-  const parts = formatterFor(timeZone).formatToParts(new Date(ms));
-  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / MINUTE);
+  const rule = ms >= TABLE_FROM_MS && ms < TABLE_TO_MS ? tableRule(timeZone) : null;
+  if (rule === null) return intlOffsetAt(timeZone, ms);
+  return rule.offsets[intervalAt(rule, ms)]!;
 }
 
 /**
- * The intervals of constant offset covering [fromMs, toMs). Scans in steps of `stepMs` (a day: no
- * zone in the IANA database changes its offset twice within a day) and finds each change to the
- * minute by binary search. Interval bounds are whole minutes; the first starts at fromMs rounded
- * down to a minute, the last ends at toMs rounded up.
+ * The intervals of constant offset covering [fromMs, toMs). Interval bounds are whole minutes; the
+ * first starts at fromMs rounded down to a minute, the last ends at toMs rounded up; consecutive
+ * intervals differ in offset.
  */
-export function offsetIntervals(timeZone: string, fromMs: number, toMs: number, stepMs = DAY): OffsetInterval[] {
+export function offsetIntervals(timeZone: string, fromMs: number, toMs: number): OffsetInterval[] {
   const start = Math.floor(fromMs / MINUTE) * MINUTE;
   const end = Math.ceil(toMs / MINUTE) * MINUTE;
   if (end <= start) return [];
+  const rule = start >= TABLE_FROM_MS && end <= TABLE_TO_MS ? tableRule(timeZone) : null;
+  if (rule === null) return intlOffsetIntervals(timeZone, fromMs, toMs);
   const intervals: OffsetInterval[] = [];
-  let intervalStart = start;
-  let current = offsetAt(timeZone, start);
-  let probe = start;
-  while (probe < end) {
-    const next = Math.min(probe + stepMs, end);
-    const there = offsetAt(timeZone, next);
-    if (there !== current) {
-      // The change lies in (probe, next]: find its first minute.
-      let lo = probe;
-      let hi = next;
-      while (hi - lo > MINUTE) {
-        const mid = lo + Math.floor((hi - lo) / 2 / MINUTE) * MINUTE;
-        if (offsetAt(timeZone, mid) === current) lo = mid;
-        else hi = mid;
-      }
-      intervals.push({ fromMs: intervalStart, toMs: hi, offsetMinutes: current });
-      intervalStart = hi;
-      current = offsetAt(timeZone, hi);
-      // Continue from the change itself, so a second change before `next` is not skipped.
-      probe = hi;
-      continue;
-    }
-    probe = next;
+  let i = intervalAt(rule, start);
+  let from = start;
+  while (i + 1 < rule.starts.length && rule.starts[i + 1]! < end) {
+    intervals.push({ fromMs: from, toMs: rule.starts[i + 1]!, offsetMinutes: rule.offsets[i]! });
+    from = rule.starts[i + 1]!;
+    i += 1;
   }
-  intervals.push({ fromMs: intervalStart, toMs: end, offsetMinutes: current });
+  intervals.push({ fromMs: from, toMs: end, offsetMinutes: rule.offsets[i]! });
   return intervals;
 }
 

@@ -6,6 +6,18 @@
 import { formatUpdateName } from './update-name';
 
 /** `1 delivery`, `2 deliveries`: a count with its noun in the right number. */
+/**
+ * A whole count with its thousands grouped, as en-GB writes it: 1,234,567. Written out rather than
+ * `toLocaleString`, which in the agent's process would page in ICU's number formatting for good.
+ */
+export function groupDigits(n: number): string {
+  if (!Number.isSafeInteger(n)) return String(n);
+  const digits = String(Math.abs(n));
+  let grouped = '';
+  for (let end = digits.length; end > 0; end -= 3) grouped = digits.slice(Math.max(0, end - 3), end) + (grouped === '' ? '' : `,${grouped}`);
+  return n < 0 ? `-${grouped}` : grouped;
+}
+
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }

@@ -3,6 +3,7 @@
  * they are unit-tested under plain Node. main.ts and harden.ts only wire them to Electron's events.
  */
 
+import { clockTime } from '../domain/local-time';
 import { assessSeverity, type Light } from '../domain/severity';
 
 /** The admin server's origin (scheme, loopback host, port) from its login or base URL. */
@@ -78,7 +79,7 @@ export type TrayColour = Light | 'grey';
 export function trayState(summary: { light: Light; headline: string } | null, agent: { readonly phase: 'starting' | 'running' | 'down'; readonly since?: string | null; readonly why?: string | null } = { phase: 'running' }): { colour: TrayColour; tooltip: string } {
   if (!summary) {
     if (agent.phase === 'starting') return { colour: 'grey', tooltip: 'POS Sync Agent — starting' };
-    const down = assessSeverity({ now: new Date(), reachable: false, unreachableSince: agent.since ?? null, unreachableWhy: agent.why ?? null, paused: false, locations: [], gapAlertMinutes: 0 }, (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }));
+    const down = assessSeverity({ now: new Date(), reachable: false, unreachableSince: agent.since ?? null, unreachableWhy: agent.why ?? null, paused: false, locations: [], gapAlertMinutes: 0 }, clockTime);
     return trayState(down);
   }
   const tooltip = `POS Sync Agent — ${summary.headline}`;

@@ -5,6 +5,7 @@ import type { AdminService } from '../admin/service';
 import { DEFAULT_PANEL_SERVICES } from '../admin/service';
 import { buildStatusReply } from '../admin/status-reply';
 import { severityOf } from '../admin/summary';
+import { clockTime } from '../domain/local-time';
 import { AppError } from '../errors';
 import { bodyOf, jsonBody } from '../http/body';
 import { sendJson } from '../http/errors';
@@ -20,10 +21,6 @@ import { ACTOR_HEADER, actorSchema, LoginLinkBody, type LoginLinkReply, type Sum
  * whose data folder they may not read. Each link handed out is audited with who asked.
  */
 
-function timeOfDay(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
-
 function askedBy(raw: unknown, via: string): string {
   const parsed = actorSchema.safeParse(typeof raw === 'string' ? raw : undefined);
   return `${parsed.success ? parsed.data : 'operator'} (${via})`;
@@ -35,7 +32,7 @@ export function controlAccessRoutes(agent: Agent, log: Logger): Router.Router {
   router.get('/summary', (_req, res) => {
     const now = new Date();
     const reply = buildStatusReply(agent, DEFAULT_PANEL_SERVICES, log, now);
-    const severity = severityOf(reply, now, timeOfDay);
+    const severity = severityOf(reply, now, clockTime);
     const body: z.infer<typeof SummaryReply> = {
       generatedAt: reply.generatedAt,
       light: severity.light,

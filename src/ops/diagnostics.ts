@@ -13,6 +13,7 @@ import { locationStatuses, recentDeliveries } from '../store/queries';
 import { listBackups } from './backup/files';
 import { clockState, siteTimezonesOnDisk } from './clock-service';
 import { clockWatch, machineTimezone } from '../clock';
+import { TZ_TABLE_RELEASE } from '../domain/utc-offsets';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
 import { createExclusiveStream } from './exclusive-write';
@@ -156,7 +157,7 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
       `pos-sync-agent diagnostics, ${now.toISOString()}`,
       '',
       'config.json      the effective configuration, secrets masked',
-      'versions.json    agent, Node, Electron, better-sqlite3 and SQLite versions, OS',
+      'versions.json    agent, Node, Electron, better-sqlite3 and SQLite versions, OS, timezone data',
       'database.json    integrity check, migrations, sizes, row counts (no contents)',
       'sync-state.json  per-location chain state, recent deliveries (no bodies, no senders), quarantine summary',
       'operations.json  disk space, tunnel state, backups, clock and timezone checks, running agent',
@@ -209,6 +210,9 @@ export async function writeDiagnostics(config: Readonly<Config>, out: string, no
       arch: process.arch,
       osRelease: os.release(),
       machineTimezone: machineTimezone(),
+      // The tz release of the agent's timezone table, and of this runtime's ICU (used only outside the table).
+      tzTable: TZ_TABLE_RELEASE,
+      tzIcu: process.versions.tz ?? null,
       uptimeSeconds: Math.round(os.uptime()),
     }),
   );

@@ -25,9 +25,18 @@ export function formatBytes(bytes: number): string {
   return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A stored time on the machine's clock as en-GB writes it: `26 Nov 2026, 07:05:03` (September is
+ * `Sept`, as CLDR has it). From Date's local fields rather than `toLocaleString`, which in the agent's
+ * process would page in ICU's date formatting for good.
+ */
 export const localTime: FormatTime = (iso) => {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (Number.isNaN(d.getTime())) return iso;
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getDate()} ${MONTHS[d.getMonth()]!} ${d.getFullYear()}, ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 };
 
 // ---- Tunnel ----

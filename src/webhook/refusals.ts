@@ -31,7 +31,7 @@ function add(into: Map<string, number>, reason: string, n = 1): void {
 
 function describeCounts(counts: ReadonlyMap<string, number>): string {
   return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([reason, n]) => `${reason} ${n}`)
     .join(', ');
 }

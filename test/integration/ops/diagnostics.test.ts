@@ -58,6 +58,8 @@ describe('diagnostics bundle', () => {
     const versions = JSON.parse(text('versions.json')) as Record<string, string>;
     assert.equal(versions.node, process.versions.node);
     assert.match(versions.sqlite!, /^3\.\d+\.\d+$/);
+    assert.match(versions.tzTable!, /^\d{4}[a-z]$/);
+    assert.equal(versions.tzIcu, process.versions.tz);
     assert.equal(versions.betterSqlite3, (JSON.parse(fs.readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')) as { version: string }).version);
     type FileReport = { integrityCheck: string[]; migrations: { name: string; knownToThisBuild: boolean }[]; rowCounts: Record<string, number> };
     const database = JSON.parse(text('database.json')) as Record<'till' | 'agent' | 'staff', FileReport>;
