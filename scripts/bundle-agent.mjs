@@ -61,3 +61,18 @@ const result = await esbuild.build({
   logLevel: 'warning',
 });
 fs.writeFileSync(path.join(outDir, 'meta.json'), `${JSON.stringify(result.metafile)}\n`);
+
+// Each bundle is written in ASCII. V8 holds a script's source in the heap for as long as the script
+// lives, as one byte per character only when every character is below U+0100; a single `—` or `’`
+// makes it two bytes per character, doubling what the largest bundle's source costs the main thread.
+// esbuild escapes strings and identifiers (charset ascii) but leaves comments and regular expression
+// literals as written (its own code and its packages', e.g. zod's comments). In both, and in strings
+// and identifiers, `\uXXXX` means the same as the character; only a tagged template's raw text
+// (String.raw) would differ, so the agent writes none with such a character.
+// test/unit/packaging/agent-bundle.test.ts checks that the bundles are ASCII.
+for (const name of Object.keys(entryPoints)) {
+  const file = path.join(outDir, `${name}.js`);
+  const text = fs.readFileSync(file, 'utf8');
+  const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (ascii !== text) fs.writeFileSync(file, ascii);
+}

@@ -51,4 +51,25 @@ describe('dist/agent: the bundles serve runs', () => {
     assert.ok(packages.has('(own)'));
     for (const p of NEVER_BUNDLED) assert.ok(!packages.has(p), `${p} is not bundled into applier-worker.js`);
   });
+
+  it('every bundle is ASCII, so V8 holds its source at one byte a character', () => {
+    for (const name of ['cli.js', 'receiver-worker.js', 'applier-worker.js']) {
+      const text = fs.readFileSync(path.join(ROOT, 'dist', 'agent', name), 'utf8');
+      const at = text.search(/[\u0080-\uffff]/);
+      const line = at < 0 ? '' : text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at));
+      assert.equal(at, -1, `${name} holds ${JSON.stringify(text[at])} in: ${line.slice(0, 200)}`);
+    }
+    // The bundles did hold such characters before the build escaped them: the staff search's folds.
+    assert.match(fs.readFileSync(path.join(ROOT, 'dist', 'agent', 'cli.js'), 'utf8'), /\\u0142/);
+  });
+
+  it('an escaped character still means itself: the staff search folds Łukasz and O’Sullivan in the bundle', () => {
+    // The bundle's copy of normaliseForSearch, taken out by its name and run.
+    const text = fs.readFileSync(path.join(ROOT, 'dist', 'agent', 'cli.js'), 'utf8');
+    const start = text.indexOf('var FOLDS');
+    const end = text.indexOf('\n    }\n', text.indexOf('function normaliseForSearch', start));
+    assert.ok(start > 0 && end > start, 'normaliseForSearch and its FOLDS are in cli.js');
+    const normalise = new Function(`${text.slice(start, end + 7)}\nreturn normaliseForSearch;`)() as (t: string) => string;
+    assert.equal(normalise('Łukasz O’Sullivan-Þór'), 'lukasz osullivanthor');
+  });
 });
