@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Bundles the compiled command (dist/src/cli/main.js) and the two worker threads it starts into
-// dist/agent/, one file each, with esbuild. `npm run build` runs it after tsc; bin/pos-sync-agent.cjs
+// Bundles the compiled command (dist/src/cli/main.js), the desktop app's agent process
+// (dist/src/electron/agent-process.js) and the two worker threads both start into dist/agent/, one
+// file each, with esbuild. `npm run build` runs it after tsc; bin/pos-sync-agent.cjs
 // runs dist/agent/cli.js when it is there.
 //
 // Why: a running agent that loads its code as the few hundred files tsc and its packages are made of
 // keeps more memory for as long as it runs than one that loads three files, because Node's module
 // loader, run once per file, becomes hot enough for V8 to compile it with its optimising compilers,
 // and each file's module record is kept (issue 29; `npm run bench` prints serve's idle RSS). The
-// files in dist/src stay as they are: the desktop app's processes, the tests and the harnesses load
+// files in dist/src stay as they are: the desktop app's main process, the tests and the harnesses load
 // them.
 //
 // What stays outside the bundle, loaded from node_modules at run time:
@@ -35,6 +36,9 @@ const entryPoints = {
   cli: path.join(compiled, 'cli', 'main.js'),
   'receiver-worker': path.join(compiled, 'webhook', 'receiver-worker.js'),
   'applier-worker': path.join(compiled, 'sync', 'applier-worker.js'),
+  // The desktop app's agent process (Electron's utilityProcess; main.ts forks it from here), which
+  // starts the same two worker threads from beside itself.
+  'agent-process': path.join(compiled, 'electron', 'agent-process.js'),
 };
 
 for (const [name, file] of Object.entries(entryPoints)) {

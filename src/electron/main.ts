@@ -11,7 +11,7 @@ import { dataDirFor, rawConfigInput } from '../ops/secrets';
 import { ensureWebhookToken } from '../ops/webhook-token';
 import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, agentProcessEntry, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { Supervisor, type ChildHandle } from './supervisor';
 import { askService, clientTrayState, desktopMode, serviceLoginLink, type ServiceEndpoints, type ServiceView } from './service-client';
@@ -200,7 +200,7 @@ function desktopLogDir(options: LoadOptions): string {
 
 /** Electron's utilityProcess as the supervisor's child. */
 function spawnAgentProcess(): ChildHandle {
-  const child = utilityProcess.fork(path.join(__dirname, 'agent-process.js'), [], { serviceName: 'POS Sync Agent', stdio: app.isPackaged ? 'ignore' : 'inherit' });
+  const child = utilityProcess.fork(agentProcessEntry(__dirname, fs.existsSync), [], { serviceName: 'POS Sync Agent', stdio: app.isPackaged ? 'ignore' : 'inherit' });
   // Nothing is posted before the process exists, so the start message cannot be lost.
   let spawned = false;
   const queue: ParentMessage[] = [];

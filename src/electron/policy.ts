@@ -3,6 +3,7 @@
  * they are unit-tested under plain Node. main.ts and harden.ts only wire them to Electron's events.
  */
 
+import path from 'node:path';
 import { clockTime } from '../domain/local-time';
 import { assessSeverity, type Light } from '../domain/severity';
 
@@ -103,4 +104,14 @@ export const HIDDEN_ARG = '--hidden';
 
 export function startHidden(argv: readonly string[]): boolean {
   return argv.includes(HIDDEN_ARG);
+}
+
+/**
+ * The file Electron's utilityProcess runs as the agent: the bundle `npm run build` writes for it
+ * (dist/agent/agent-process.js, beside the worker threads' bundles it starts), else, in a tree built
+ * by tsc alone, the compiled module beside main.js. `mainDir` is main.js's folder (dist/src/electron).
+ */
+export function agentProcessEntry(mainDir: string, exists: (file: string) => boolean): string {
+  const bundled = path.join(mainDir, '..', '..', 'agent', 'agent-process.js');
+  return exists(bundled) ? bundled : path.join(mainDir, 'agent-process.js');
 }

@@ -1,16 +1,22 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildHandle } from '../../src/electron/supervisor';
 
-export const AGENT_PROCESS_ENTRY = path.resolve(__dirname, '..', '..', 'src', 'electron', 'agent-process.ts');
+/**
+ * The file the desktop app runs as its agent process: the bundle `npm run build` writes (main.ts forks
+ * it, agentProcessEntry in src/electron/policy.ts). `npm test` builds first.
+ */
+export const AGENT_PROCESS_ENTRY = path.resolve(__dirname, '..', '..', 'dist', 'agent', 'agent-process.js');
 
 /**
  * The desktop agent process started the way the tests can (no Electron here): Node's child_process.fork
  * of the same entry file, with the IPC channel standing in for Electron's parentPort.
  */
 export function forkAgentProcess(output: { text: string }, children: ChildProcess[] = []): ChildHandle {
+  if (!fs.existsSync(AGENT_PROCESS_ENTRY)) throw new Error(`${AGENT_PROCESS_ENTRY} is missing: npm run build`);
   const child = fork(AGENT_PROCESS_ENTRY, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, NODE_ENV: 'test' },
   });

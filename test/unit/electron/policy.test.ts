@@ -7,6 +7,7 @@ import {
   SECURE_WEB_PREFERENCES,
   acceptLoginLink,
   adminOriginOf,
+  agentProcessEntry,
   desktopConfigOption,
   isAllowedNavigation,
   permissionDecision,
@@ -141,5 +142,21 @@ describe('electron imports', () => {
   it('the pure policy module does not import electron either (it runs under plain Node here)', () => {
     const text = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'src', 'electron', 'policy.ts'), 'utf8');
     assert.doesNotMatch(text, /from ['"]electron['"]/);
+  });
+});
+
+describe('agentProcessEntry', () => {
+  const mainDir = path.join('/opt', 'app', 'dist', 'src', 'electron');
+  it('runs the agent process from its bundle beside the worker threads\' bundles when the build made it', () => {
+    const bundled = path.join('/opt', 'app', 'dist', 'agent', 'agent-process.js');
+    assert.equal(agentProcessEntry(mainDir, (f) => f === bundled), bundled);
+  });
+  it('falls back to the compiled module beside main.js in a tree tsc alone built', () => {
+    assert.equal(agentProcessEntry(mainDir, () => false), path.join(mainDir, 'agent-process.js'));
+  });
+  it('finds the bundle this checkout\'s build wrote, from where main.js is', () => {
+    const root = path.resolve(__dirname, '..', '..', '..');
+    const entry = agentProcessEntry(path.join(root, 'dist', 'src', 'electron'), fs.existsSync);
+    assert.equal(entry, path.join(root, 'dist', 'agent', 'agent-process.js'), 'npm run build writes dist/agent/agent-process.js');
   });
 });

@@ -52,8 +52,14 @@ describe('dist/agent: the bundles serve runs', () => {
     for (const p of NEVER_BUNDLED) assert.ok(!packages.has(p), `${p} is not bundled into applier-worker.js`);
   });
 
+  it('the desktop app\'s agent process holds the agent and none of what stays outside, electron included', () => {
+    const packages = packagesIn('agent-process.js');
+    for (const p of ['(own)', 'zod', 'router', 'electron-log']) assert.ok(packages.has(p), `${p} in agent-process.js (${[...packages].join(', ')})`);
+    for (const p of NEVER_BUNDLED) assert.ok(!packages.has(p), `${p} is not bundled into agent-process.js`);
+  });
+
   it('every bundle is ASCII, so V8 holds its source at one byte a character', () => {
-    for (const name of ['cli.js', 'receiver-worker.js', 'applier-worker.js']) {
+    for (const name of ['cli.js', 'receiver-worker.js', 'applier-worker.js', 'agent-process.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', 'agent', name), 'utf8');
       const at = text.search(/[\u0080-\uffff]/);
       const line = at < 0 ? '' : text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at));
