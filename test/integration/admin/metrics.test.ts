@@ -92,6 +92,9 @@ describe('GET /metrics', async () => {
     assert.equal((await t.post(third!.raw, auth)).status, 200);
     assert.equal((await t.post(first!.raw)).status, 401);
     await t.settle();
+    // The webhook thread tells the main thread of stored deliveries in batches (NOTICE_BATCH_MS in
+    // receiver-worker.ts), which can come after the drain: the counter is read once they have.
+    for (const deadline = Date.now() + 5_000; t.agent.storedDeliveries < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
     const s = await scrape();
     const location = { location: '3021' };
     assert.equal(value(s, 'pos_sync_last_applied_change_sequence', location), 1041);
