@@ -71,12 +71,18 @@ fs.writeFileSync(path.join(outDir, 'meta.json'), `${JSON.stringify(result.metafi
 // makes it two bytes per character, doubling what the largest bundle's source costs the main thread.
 // esbuild escapes strings and identifiers (charset ascii) but leaves comments and regular expression
 // literals as written (its own code and its packages', e.g. zod's comments). In both, and in strings
-// and identifiers, `\uXXXX` means the same as the character; only a tagged template's raw text
-// (String.raw) would differ, so the agent writes none with such a character.
+// and identifiers, `\uXXXX` means the same as the character; only a String.raw template's text would
+// differ, so the build refuses one that holds such a character.
 // test/unit/packaging/agent-bundle.test.ts checks that the bundles are ASCII.
 for (const name of Object.keys(entryPoints)) {
   const file = path.join(outDir, `${name}.js`);
   const text = fs.readFileSync(file, 'utf8');
+  for (const raw of text.matchAll(/String\.raw`([^`]*)`/g)) {
+    if (/[\u0080-\uffff]/.test(raw[1])) {
+      console.error(`bundle-agent: ${name}.js has a String.raw template with a character outside ASCII, which escaping would change: ${raw[0].slice(0, 80)}`);
+      process.exit(1);
+    }
+  }
   const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) fs.writeFileSync(file, ascii);
 }

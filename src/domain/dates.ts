@@ -48,8 +48,9 @@ export function daysInMonth(year: number, month: number): number {
 
 /*
  * Day numbers use integer civil-calendar arithmetic (H. Hinnant's days_from_civil / civil_from_days)
- * rather than Date objects: a large first publication computes millions of them, and allocating a
- * Date for each was most of the apply time. test/unit/domain checks them against Date.
+ * rather than Date objects: an apply computes one for every date it reads, and a Date for each would
+ * be an allocation on the apply's hot path (`npm run bench:profile` shows where its time goes).
+ * test/unit/domain checks them against Date.
  */
 
 export function toDayNumber(date: IsoDate): number {
@@ -84,7 +85,5 @@ export function addDays(date: IsoDate, days: number): IsoDate {
 /** Today's date in an IANA timezone, e.g. the location's, independent of the machine's timezone. */
 export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
   const ms = now.getTime();
-  // Whole seconds, as a clock reading shows them; the offset is from the agent's timezone table.
-  const local = Math.floor(ms / 1000) * 1000 + offsetAt(timeZone, ms) * 60_000;
-  return fromDayNumber(Math.floor(local / 86_400_000));
+  return fromDayNumber(Math.floor((ms + offsetAt(timeZone, ms) * 60_000) / 86_400_000));
 }

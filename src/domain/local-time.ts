@@ -1,3 +1,8 @@
+/** A clock field as two digits: 7 -> `07`. */
+export function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
 /**
  * How the CLI shows a stored time: the machine's local time with its UTC offset, e.g.
  * `2026-11-22 22:05:03 +00:00`. Stored times are UTC ISO strings, which a manager reading `status` at
@@ -8,14 +13,13 @@ export function timeWithZone(iso: string | null | undefined): string {
   if (!iso) return '-';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number): string => String(n).padStart(2, '0');
   // getTimezoneOffset is minutes *behind* UTC (London in summer: -60), so the sign flips.
   const offset = -date.getTimezoneOffset();
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
   return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+    `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ` +
+    `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())} ${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
   );
 }
 
@@ -27,5 +31,5 @@ export function timeWithZone(iso: string | null | undefined): string {
 export function clockTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+  return `${pad2(date.getHours())}:${pad2(date.getMinutes())}`;
 }

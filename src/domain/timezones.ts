@@ -6,8 +6,8 @@
  * accepted, and the refusal suggests one for the usual abbreviations.
  *
  * Canonical: the zones Intl lists (`Intl.supportedValuesOf('timeZone')`) plus `UTC`, which are the
- * zones of the agent's own table (utc-offsets.ts), so a canonical name is checked without Intl. Node's ICU still
- * lists a few zones under the names they had before IANA renamed them (Asia/Calcutta for
+ * zones of the agent's own table (utc-offsets.ts), so a canonical name is checked without Intl.
+ * Node's ICU still lists a few zones under the names they had before IANA renamed them (Asia/Calcutta for
  * Asia/Kolkata, Europe/Kiev for Europe/Kyiv); the current IANA name of such a zone is accepted too:
  * a name in IANA's Area/Location form that Intl resolves to a listed zone of that form.
  */
@@ -42,10 +42,6 @@ const SUGGESTIONS: ReadonlyMap<string, string> = new Map([
 /** IANA's geographic areas: every canonical zone other than UTC and the Etc/ offsets lives under one. */
 const AREA_FORM = /^(Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)(\/[A-Z][A-Za-z0-9_+-]*)+$/;
 
-function canonicalZones(): ReadonlySet<string> {
-  return tableZones();
-}
-
 /** What Intl reads a name as, or null when it does not know it at all. */
 function resolved(name: string): string | null {
   try {
@@ -57,7 +53,7 @@ function resolved(name: string): string | null {
 
 /** Null when `name` is a canonical IANA zone name; otherwise why not, with a suggestion where we have one. */
 export function timeZoneProblem(name: string): string | null {
-  const zones = canonicalZones();
+  const zones = tableZones();
   if (zones.has(name)) return null;
   const reads = resolved(name);
   if (reads !== null && AREA_FORM.test(name) && AREA_FORM.test(reads) && zones.has(reads)) return null;

@@ -24,10 +24,15 @@ export const TZ_TABLE_RELEASE = TZ_TABLE.tz;
 let zoneIndex: Map<string, number> | null = null;
 const rules = new Map<number, ZoneRule>();
 
+/** Each zone name of the table with its rule's index, decoded on first use. */
+function zones(): Map<string, number> {
+  zoneIndex ??= decodeZones(TZ_TABLE);
+  return zoneIndex;
+}
+
 /** The zone's rule from the table, or null when the table does not hold that name. */
 function tableRule(timeZone: string): ZoneRule | null {
-  zoneIndex ??= decodeZones(TZ_TABLE);
-  const index = zoneIndex.get(timeZone);
+  const index = zones().get(timeZone);
   if (index === undefined) return null;
   let rule = rules.get(index);
   if (!rule) {
@@ -41,8 +46,7 @@ let zoneNames: ReadonlySet<string> | null = null;
 
 /** The names the table holds: every zone Intl lists, and UTC. */
 export function tableZones(): ReadonlySet<string> {
-  zoneIndex ??= decodeZones(TZ_TABLE);
-  zoneNames ??= new Set(zoneIndex.keys());
+  zoneNames ??= new Set(zones().keys());
   return zoneNames;
 }
 

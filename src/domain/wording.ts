@@ -5,7 +5,6 @@
 
 import { formatUpdateName } from './update-name';
 
-/** `1 delivery`, `2 deliveries`: a count with its noun in the right number. */
 /**
  * A whole count with its thousands grouped, as en-GB writes it: 1,234,567. Written out rather than
  * `toLocaleString`, which in the agent's process would page in ICU's number formatting for good.
@@ -18,6 +17,7 @@ export function groupDigits(n: number): string {
   return n < 0 ? `-${grouped}` : grouped;
 }
 
+/** `1 delivery`, `2 deliveries`: a count with its noun in the right number. */
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }

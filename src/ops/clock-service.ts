@@ -89,7 +89,10 @@ export class ClockService implements AgentService, AdminPanelProvider, AdminAler
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private warned = new Set<string>();
-  /** The last check's result: the timezone scan costs tens of ms, too much for every status read. */
+  /**
+   * The last check's result, which status reads show: the check runs at start, on each server
+   * comparison and every clock.checkIntervalMinutes, never per read.
+   */
   private last: ClockState | null = null;
   /** The running agent's store, for the locations this site has (set by start). */
   private agent: Agent | null = null;

@@ -3,6 +3,7 @@ import { RETENTION_DAY_KEYS, type RetentionDayKey } from '../admin/settings';
 import type { Config } from '../config/schema';
 import type { BackupState, ClockState, DiskState, PruneCounts, RetentionState, TunnelState } from './states';
 import { describeMismatch, describeSkew } from '../clock';
+import { pad2 } from '../domain/local-time';
 import { TODAY_STATEMENT } from '../domain/today';
 
 /**
@@ -35,8 +36,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 
 export const localTime: FormatTime = (iso) => {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getDate()} ${MONTHS[d.getMonth()]!} ${d.getFullYear()}, ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return `${d.getDate()} ${MONTHS[d.getMonth()]!} ${d.getFullYear()}, ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 };
 
 // ---- Tunnel ----

@@ -89,7 +89,7 @@ interface AppliedRecord {
  * Applies are one at a time and each is reconciled before the next, so only a location's latest
  * applied update can be in that state: after its first run (every pending row, for whatever a stop,
  * a restore or another process left), reconcile reads one applied_updates row per location instead of
- * every pending row, which under a backlog of tens of thousands was most of each drain's cost.
+ * every pending row, so a backlog does not make every drain read all of it again.
  */
 export class Applier {
   private readonly writer: MenuWriter;

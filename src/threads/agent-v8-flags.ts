@@ -23,9 +23,8 @@ v8.setFlagsFromString('--semi-space-growth-factor=1');
 /**
  * Worker threads started from here on (the webhook's and the applier's) compile their hot functions
  * with V8's optimising compilers (Maglev and Turbofan) on their own thread, not on V8's shared
- * background threads. Each
- * background thread compiles in memory it takes from its own malloc arena, and glibc keeps what an
- * arena grew to: an apply's compilations, spread over every background thread, stayed in the process
+ * background threads. Each background thread compiles in memory it takes from its own malloc arena,
+ * and glibc keeps what an arena grew to: an apply's compilations, spread over every background thread, stayed in the process
  * for good after the applier thread ended. On the thread's own arena they leave one arena's worth,
  * which the next applier thread reuses. The compiled code is the same; the thread waits for its own
  * compilations, which `npm run bench` weighs in its apply and small-ack figures. V8 reads these when

@@ -165,8 +165,8 @@ export class MenuWriter {
     let itemsChanged = 0;
     if (this.timezoneFor) ensureLocationOffsets(this.db, location, this.timezoneFor(location), Date.parse(appliedAt));
     this.pruneChanges.run(new Date(Date.parse(appliedAt) - CHANGE_FEED_RETENTION_DAYS * 86_400_000).toISOString());
-    // A location's first publication finds no ranges to overlay: skip the look-ups (tens of thousands
-    // for a large menu) for every item this update has not written yet. An ItemID sent twice reads
+    // A location's first publication finds no ranges to overlay: skip the look-ups (one per key of
+    // every item) for every item this update has not written yet. An ItemID sent twice reads
     // back what its earlier entry wrote.
     const fresh = this.anyRange.get(location, location) === undefined;
     const itemsWritten = new Set<string>();

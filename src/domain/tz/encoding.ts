@@ -4,7 +4,7 @@ import type { OffsetInterval } from './interval';
  * The agent's timezone table (table.ts, written by `npm run tzdata`) and how it is encoded. It covers
  * every zone Intl lists, plus UTC, from TABLE_FROM_MS to TABLE_TO_MS: the instants the agent asks
  * about (now, the week before, the years of offsets ahead it writes for the till) fall in it for as
- * long as this version can be in use; zones.ts asks Intl for anything outside.
+ * long as this version can be in use; utc-offsets.ts asks Intl for anything outside.
  */
 export const TABLE_FROM_MS = Date.UTC(2000, 0, 1);
 export const TABLE_TO_MS = Date.UTC(2100, 0, 1);

@@ -10,7 +10,7 @@ import type { OffsetInterval } from './interval';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** One formatter per zone: building an Intl.DateTimeFormat costs far more than using one. */
+/** One formatter per zone, built once: building one reads ICU's data for the zone and locale, using it only formats. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {

@@ -1,8 +1,8 @@
 /**
  * Till file (pos-sync.db) 004: each location's local days as UTC intervals (location_days), so the
  * _today views find the location's date with one key search instead of working it out from the
- * offsets in every query (issue 11: a faster till lookup during an apply, as the benchmark's L menu
- * measures; docs/performance.md).
+ * offsets in every query (issue 11: the till's lookup during an apply, which `npm run bench` measures
+ * on its L menu; docs/performance.md).
  *
  * The days are derived, in SQL, from location_utc_offsets: one row per local calendar day within
  * each period of constant offset (a day that a DST change cuts has two rows with the same date). The
