@@ -42,7 +42,37 @@ function concurrentRecompilation(load: boolean): { main: boolean; worker: boolea
   return JSON.parse(run.stdout) as { main: boolean; worker: boolean };
 }
 
+/**
+ * How V8 optimised a hot function, in a plain Node process that loads the module first (or not): in
+ * the main thread and in a worker thread made after (%GetOptimizationStatus's bits: 32 Maglev, 64
+ * Turbofan).
+ */
+function optimisedBy(load: boolean): { main: string; worker: string } {
+  const script = `
+    require('node:v8').setFlagsFromString('--allow-natives-syntax');
+    ${load ? `require(${JSON.stringify(MODULE)});` : ''}
+    const hot = \`
+      function sum(a) { let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * 2; return s; }
+      const a = new Array(1000).fill(1);
+      for (let i = 0; i < 200000; i++) sum(a);
+      const status = eval('%GetOptimizationStatus(sum)');
+      const by = status & 64 ? 'turbofan' : status & 32 ? 'maglev' : 'neither';\`;
+    const main = new Function(hot + 'return by;')();
+    const { Worker } = require('node:worker_threads');
+    const w = new Worker(hot + "require('node:worker_threads').parentPort.postMessage(by);", { eval: true });
+    w.once('message', (worker) => { process.stdout.write(JSON.stringify({ main, worker })); w.terminate(); });`;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  return JSON.parse(run.stdout) as { main: string; worker: string };
+}
+
 describe('agent-v8-flags', () => {
+  it('hot functions are optimised by Maglev, never Turbofan, on the main thread and in workers', { timeout: 60_000 }, () => {
+    assert.deepEqual(optimisedBy(true), { main: 'maglev', worker: 'maglev' });
+    assert.deepEqual(optimisedBy(false), { main: 'turbofan', worker: 'turbofan' }, 'without it V8 uses Turbofan: the check no longer tells');
+  });
+
   it('worker threads made after it compile on their own thread; the main thread as before', { timeout: 60_000 }, () => {
     assert.deepEqual(concurrentRecompilation(true), { main: true, worker: false });
     assert.deepEqual(concurrentRecompilation(false), { main: true, worker: true }, 'without it V8 compiles in the background: the check no longer tells');
