@@ -35,7 +35,23 @@ var source = path.join(root, 'src', 'cli', 'main.ts');
 // agent's modules load. The other commands run briefly and keep V8's defaults.
 var serving = process.argv[2] === 'serve';
 
-if (process.env.POS_SYNC_FROM_SOURCE === '1') {
+var fromSource = process.env.POS_SYNC_FROM_SOURCE === '1';
+
+// On Linux a running agent starts with glibc's malloc settings (src/threads/malloc-settings.ts), which
+// glibc reads only when a process starts: `serve` runs itself again in its own place, with the same
+// process id, arguments and output, before it loads anything else (once: the second start finds them).
+// A Node without process.execve (before 22.15) runs with glibc's defaults.
+if (serving && typeof process.execve === 'function' && (fromSource || fs.existsSync(built))) {
+  if (fromSource) require('tsx/cjs');
+  var settings = fromSource ? path.join(root, 'src', 'threads', 'malloc-settings.ts') : path.join(root, 'dist', 'src', 'threads', 'malloc-settings.js');
+  var tunables = require(settings).tunablesFor(process.env, process.platform);
+  if (tunables !== null) {
+    var env = Object.assign({}, process.env, { GLIBC_TUNABLES: tunables });
+    process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), env);
+  }
+}
+
+if (fromSource) {
   require('tsx/cjs');
   if (serving) require(path.join(root, 'src', 'threads', 'agent-v8-flags.ts'));
   require(source).main(process.argv.slice(2));

@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { storeFilePath } from '../store/database';
+import { agentEnvironment } from '../threads/malloc-settings';
 
 /**
  * A real agent in a process of its own (child-agent.cjs), for the fault suites and the benchmarks:
@@ -102,7 +103,8 @@ export async function spawnAgent(configFile: string, options: SpawnOptions = {})
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...(options.built ? { POS_SYNC_CHILD_BUILT: '1' } : {}), ...(options.env ?? {}) },
+    // With the malloc settings a running agent starts with on Linux (as bin/ gives `serve`).
+    env: { ...agentEnvironment(process.env, process.platform), ...(options.built ? { POS_SYNC_CHILD_BUILT: '1' } : {}), ...(options.env ?? {}) },
   });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {

@@ -13,6 +13,7 @@ import type { ChildMessage, ParentMessage } from './channel';
 import { hardenApp, safeUrl } from './harden';
 import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, agentProcessEntry, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
+import { agentEnvironment } from '../threads/malloc-settings';
 import { Supervisor, type ChildHandle } from './supervisor';
 import { askService, clientTrayState, desktopMode, serviceLoginLink, type ServiceEndpoints, type ServiceView } from './service-client';
 
@@ -200,7 +201,12 @@ function desktopLogDir(options: LoadOptions): string {
 
 /** Electron's utilityProcess as the supervisor's child. */
 function spawnAgentProcess(): ChildHandle {
-  const child = utilityProcess.fork(agentProcessEntry(__dirname, fs.existsSync), [], { serviceName: 'POS Sync Agent', stdio: app.isPackaged ? 'ignore' : 'inherit' });
+  // On Linux with the malloc settings a running agent starts with (src/threads/malloc-settings.ts).
+  const child = utilityProcess.fork(agentProcessEntry(__dirname, fs.existsSync), [], {
+    serviceName: 'POS Sync Agent',
+    stdio: app.isPackaged ? 'ignore' : 'inherit',
+    env: agentEnvironment(process.env, process.platform),
+  });
   // Nothing is posted before the process exists, so the start message cannot be lost.
   let spawned = false;
   const queue: ParentMessage[] = [];
