@@ -7,8 +7,11 @@
  * ClockWatch collects what the HTTP clients observe.
  */
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { timeWithZone } from './domain/local-time';
+import { WINDOWS_ZONES } from './domain/tz/windows-zones';
 import { offsetAt, tableZones } from './domain/utc-offsets';
 
 export interface SkewObservation {
@@ -90,14 +93,60 @@ function localtimeTargets(): string[] {
   }
 }
 
+/** The registry key that holds Windows' timezone settings. */
+const WINDOWS_TIMEZONE_KEY = 'HKLM\\SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation';
+
+/** Windows' name of its timezone in what `reg query KEY /v TimeZoneKeyName` printed, or null. */
+export function timeZoneKeyName(regOutput: string): string | null {
+  const m = /^\s*TimeZoneKeyName\s+REG_SZ\s+(.+?)\s*$/m.exec(regOutput);
+  return m ? m[1]! : null;
+}
+
+let windowsZones: Map<string, string> | null = null;
+
 /**
- * This PC's timezone as an IANA name: the TZ variable, else where /etc/localtime points (Linux, macOS),
- * when either names a zone of the agent's table; else Intl's reading (Windows, which names its zones
- * otherwise), which pages in ICU's date formatting.
+ * The IANA zone CLDR gives a Windows timezone name for the world (territory 001), as the agent's
+ * table knows it, or null. ICU on Windows maps the same name with the same data, and may prefer the
+ * PC's region's own zone where CLDR has one (America/Toronto for Eastern Standard Time in Canada):
+ * the same offsets, by CLDR's definition of the mapping, under another name. Null also for the few
+ * names CLDR maps to a fixed offset (Etc/GMT+12 and the like), which the table lacks as Intl does not
+ * list them: Intl then reads the timezone.
  */
-export function machineTimezone(): string {
+export function windowsZone(keyName: string | null): string | null {
+  if (keyName === null) return null;
+  windowsZones ??= new Map(WINDOWS_ZONES);
+  return known(windowsZones.get(keyName));
+}
+
+/** How long one reading of the Windows registry stands: the clock check may ask often, reg.exe is a process. */
+const WINDOWS_ZONE_READ_MS = 60_000;
+let windowsRead: { at: number; zone: string | null } | null = null;
+
+/** This PC's timezone from the Windows registry (through reg.exe, in System32), or null. */
+function registryZone(now: number): string | null {
+  if (windowsRead && now - windowsRead.at < WINDOWS_ZONE_READ_MS) return windowsRead.zone;
+  let zone: string | null = null;
+  try {
+    const reg = path.win32.join(process.env.SystemRoot ?? 'C:\\Windows', 'System32', 'reg.exe');
+    const out = execFileSync(reg, ['query', WINDOWS_TIMEZONE_KEY, '/v', 'TimeZoneKeyName'], { encoding: 'utf8', windowsHide: true, timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    zone = windowsZone(timeZoneKeyName(out));
+  } catch {
+    zone = null;
+  }
+  windowsRead = { at: now, zone };
+  return zone;
+}
+
+/**
+ * This PC's timezone as an IANA name: the TZ variable, else where /etc/localtime points (Linux, macOS)
+ * or the registry's timezone name (Windows, through CLDR's mapping), when it names a zone of the
+ * agent's table; else Intl's reading, which pages in ICU's date formatting for as long as the process
+ * runs.
+ */
+export function machineTimezone(platform: string = process.platform, now: number = Date.now()): string {
   const tz = process.env.TZ?.replace(/^:/, '');
-  const named = known(tz) ?? (tz ? null : localtimeTargets().map((t) => known(zoneinfoName(t))).find((n) => n !== null) ?? null);
+  if (tz) return known(tz) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const named = platform === 'win32' ? registryZone(now) : (localtimeTargets().map((t) => known(zoneinfoName(t))).find((n) => n !== null) ?? null);
   return named ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 

@@ -48,6 +48,8 @@ export interface WindowsOptions {
   readonly env?: Record<string, string>;
   /** Folder for the stdout/stderr files (default: a folder under the prefix's temp). */
   readonly outDir: string;
+  /** Variables of this process's environment that the Windows process is not given (e.g. TZ). */
+  readonly unset?: readonly string[];
 }
 
 export interface WindowsProcess {
@@ -76,7 +78,11 @@ export function startWindows(args: readonly string[], options: WindowsOptions): 
   const pre = options.windowsEnv ? ['-r', SET_ENV] : [];
   const child = spawn(WINE!, [NODE_EXE!, ...pre, ...args], {
     cwd: options.outDir,
-    env: { ...process.env, ...(options.env ?? {}), ...(options.windowsEnv ? { POS_SYNC_TEST_WINDOWS_ENV: asciiJson(options.windowsEnv) } : {}) },
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !(options.unset ?? []).includes(name))),
+      ...(options.env ?? {}),
+      ...(options.windowsEnv ? { POS_SYNC_TEST_WINDOWS_ENV: asciiJson(options.windowsEnv) } : {}),
+    },
     stdio: ['ignore', out, err],
   });
   fs.closeSync(out);
