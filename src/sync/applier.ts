@@ -63,6 +63,24 @@ export interface ApplierFailure {
   readonly inboxId: number;
   readonly message: string;
   readonly at: string;
+  /** How many times in a row this update has failed to apply. */
+  readonly failures: number;
+  /** When the next drain may try it again (epoch ms): retryAfterFailureMs after this failure. */
+  readonly retryAt: number;
+}
+
+/** The first wait before an update that failed to apply is tried again, and the longest. */
+export const RETRY_AFTER_FAILURE_MS = { first: 2_000, longest: 5 * 60_000 } as const;
+
+/**
+ * How long an update that failed to apply `failures` times in a row waits before the next try:
+ * doubling from RETRY_AFTER_FAILURE_MS.first up to .longest. A failure that lasts (a full disk, a
+ * till file another program holds locked) is then retried a few times a minute at first and every
+ * few minutes after, instead of re-running a whole apply and logging an error at every poll while
+ * the till reads the same file.
+ */
+export function retryAfterFailureMs(failures: number): number {
+  return Math.min(RETRY_AFTER_FAILURE_MS.longest, RETRY_AFTER_FAILURE_MS.first * 2 ** Math.max(0, Math.min(failures, 32) - 1));
 }
 
 interface AppliedRecord {
@@ -223,7 +241,8 @@ export class Applier {
 
   /**
    * What the last drain left that becomes due with no change to agent.db: the earliest baseline
-   * settle deadline (epoch ms), 0 after a failure or an interrupted drain (try again at once), or null
+   * settle deadline or failed update's retry time (epoch ms), 0 after an interrupted drain (try again
+   * at once), or null
    * when nothing does: every update left waits for a change first (its parent to arrive, an
    * operator's force-apply or conflict resolution, a resume), each of which reaches agent.db or cues a
    * drain itself. The agent's poll reads it to let the applier thread rest during a chain gap.
@@ -258,12 +277,18 @@ export class Applier {
             dueAt(next.settlesAt);
             break;
           }
+          // An update that failed waits out its retry delay, whatever else cued this drain.
+          const failed = this.lastFailure.get(location_id);
+          if (failed !== undefined && failed.inboxId === next.row.id && Date.now() < failed.retryAt) {
+            dueAt(failed.retryAt);
+            break;
+          }
           attemptedId = next.row.id;
           applied = this.applyRow(location_id, next.row, next.baseline, false, next.last);
         } catch (err) {
           this.recordFailure(location_id, attemptedId, err);
-          // Retried at the next poll, as long as it fails.
-          dueAt(0);
+          // Retried once its delay is over (retryAfterFailureMs), as long as it fails.
+          dueAt(this.lastFailure.get(location_id)!.retryAt);
           break;
         }
         this.lastFailure.delete(location_id);
@@ -447,7 +472,10 @@ export class Applier {
 
   private recordFailure(locationId: number, inboxId: number | null, err: unknown): void {
     const message = describeError(err);
-    this.lastFailure.set(locationId, { inboxId: inboxId ?? 0, message, at: new Date().toISOString() });
+    const previous = this.lastFailure.get(locationId);
+    const failures = previous !== undefined && previous.inboxId === (inboxId ?? 0) ? previous.failures + 1 : 1;
+    const at = Date.now();
+    this.lastFailure.set(locationId, { inboxId: inboxId ?? 0, message, at: new Date(at).toISOString(), failures, retryAt: at + retryAfterFailureMs(failures) });
     if (inboxId !== null) {
       try {
         // It failed, it was not cut short: the next start must not say it stopped during it.
