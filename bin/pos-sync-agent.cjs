@@ -39,15 +39,28 @@ var fromSource = process.env.POS_SYNC_FROM_SOURCE === '1';
 
 // On Linux a running agent starts with glibc's malloc settings (src/threads/malloc-settings.ts), which
 // glibc reads only when a process starts: `serve` runs itself again in its own place, with the same
-// process id, arguments and output, before it loads anything else (once: the second start finds them).
-// A Node without process.execve (before 22.15) runs with glibc's defaults.
-if (serving && typeof process.execve === 'function' && (fromSource || fs.existsSync(built))) {
+// process id, arguments and output, before it loads anything else. At most once: the second start
+// carries POS_SYNC_MALLOC_EXEC (a glibc that drops GLIBC_TUNABLES, as for a privileged process, must
+// not make it start itself forever). Not when a parent talks to it over an IPC channel, which an exec
+// would close. A Node without process.execve (before 22.15), or an exec that fails, runs on with
+// glibc's defaults.
+var execMarker = 'POS_SYNC_MALLOC_EXEC';
+if (process.env[execMarker] !== undefined) {
+  delete process.env[execMarker];
+} else if (serving && typeof process.execve === 'function' && !process.channel && (fromSource || fs.existsSync(built))) {
   if (fromSource) require('tsx/cjs');
   var settings = fromSource ? path.join(root, 'src', 'threads', 'malloc-settings.ts') : path.join(root, 'dist', 'src', 'threads', 'malloc-settings.js');
   var tunables = require(settings).tunablesFor(process.env, process.platform);
   if (tunables !== null) {
-    var env = Object.assign({}, process.env, { GLIBC_TUNABLES: tunables });
-    process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), env);
+    try {
+      fs.accessSync(process.execPath, fs.constants.X_OK);
+      var env = Object.assign({}, process.env, { GLIBC_TUNABLES: tunables });
+      env[execMarker] = '1';
+      process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), env);
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a binding old Nodes can parse
+    } catch (notRun) {
+      // Not allowed or not there (a permission model, a Node replaced under it): glibc's defaults.
+    }
   }
 }
 

@@ -19,7 +19,7 @@ export const MALLOC_TUNABLES = 'glibc.malloc.trim_threshold=131072';
 /**
  * The GLIBC_TUNABLES to start a running agent with: the environment's own with MALLOC_TUNABLES added,
  * or null when there is nothing to add (not Linux, or the environment already sets the trim or mmap
- * threshold: a site's own choice is kept).
+ * threshold: a site's own choice is kept). On a Linux without glibc (musl) the variable is ignored.
  */
 export function tunablesFor(env: Readonly<Record<string, string | undefined>>, platform: string): string | null {
   if (platform !== 'linux') return null;

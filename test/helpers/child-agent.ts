@@ -47,7 +47,11 @@ export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agent did not start:\n${out}`)), 30_000);
+    // One that never listens is not left running (a start-up loop would spin on after the test).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`agent did not start:\n${out}`));
+    }, 30_000);
     const check = (): void => {
       const m = /Receiving menu cycle updates at (\S+)/.exec(out);
       if (m) {

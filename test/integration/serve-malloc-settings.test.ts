@@ -43,10 +43,28 @@ async function serveWith(tunables: string | undefined): Promise<{ tunables: stri
 }
 
 describe('serve starts with the malloc settings (Linux)', { skip: !linux && 'glibc: Linux only' }, () => {
+  // Node's ExperimentalWarning for process.execve is queued for later, and the exec discards it: if
+  // Node ever printed it at once, this test would say so.
   it('adds them to an environment without any, and says nothing about it', async () => {
     const { tunables, output } = await serveWith(undefined);
     assert.equal(tunables, MALLOC_TUNABLES);
     assert.doesNotMatch(output, /ExperimentalWarning|execve/);
+  });
+
+  it('starts itself again at most once, even where glibc drops GLIBC_TUNABLES (a privileged process)', async () => {
+    const strip = path.join(__dirname, '..', 'helpers', 'strip-glibc-tunables.cjs');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-malloc-'));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { enabled: false } });
+    // It listens (startChildAgent waits for that), having run itself again once: the marker is in
+    // the environment its one exec gave it, the tunables are not (the preload dropped them again).
+    const agent = await startChildAgent(file, { GLIBC_TUNABLES: undefined, NODE_OPTIONS: `--require ${JSON.stringify(strip)}` });
+    try {
+      const environ = fs.readFileSync(`/proc/${agent.child.pid!}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes('POS_SYNC_MALLOC_EXEC=1'), 'bin/ ran serve again once');
+    } finally {
+      await agent.kill('SIGTERM');
+    }
   });
 
   it("adds them to a site's other tunables, and keeps a site's own threshold", async () => {
