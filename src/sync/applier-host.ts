@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import { describePriority } from '../threads/priority';
 import { ThreadClient, YOUNG_GENERATION_MB, type ThreadHeap } from '../threads/thread-client';
-import type { AppliedUpdate, ApplyProgress } from './applier';
+import { retryAfterFailureMs, type AppliedUpdate, type ApplyProgress, type LocationFailure } from './applier';
 import type { RangePruneBatch, RangePruneRequest } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
@@ -46,6 +46,10 @@ export class ApplierHost {
   private dueAt = 0;
   /** What the last start said about the thread's priority: said again only when it changes. */
   private lastPriority: string | null = null;
+  /** Failed applies as the thread last reported them, handed to the next thread after a rest. */
+  private failures: LocationFailure[] = [];
+  /** Requests in a row that failed as a whole (the thread's storage, or the thread itself). */
+  private requestFailures = 0;
 
   private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4));
 
@@ -141,19 +145,27 @@ export class ApplierHost {
 
   private async runDrain(): Promise<AppliedUpdate[]> {
     try {
-      const reply = await this.call<DrainReply>({ type: 'drain' });
-      this.noteWake(reply.wakeAt);
+      const reply = await this.call<DrainReply>({ type: 'drain', failures: this.failures });
+      this.noteReply(reply);
       return reply.applied;
     } catch (err) {
-      this.dueAt = 0;
+      this.noteRequestFailure();
       throw err;
     } finally {
       this.drainRunning = null;
     }
   }
 
-  private noteWake(wakeAt: number | null): void {
-    this.dueAt = wakeAt ?? Date.now() + APPLIER_RECHECK_AFTER_MS;
+  private noteReply(reply: { wakeAt: number | null; failures: LocationFailure[] }): void {
+    this.failures = reply.failures;
+    this.requestFailures = 0;
+    this.dueAt = reply.wakeAt ?? Date.now() + APPLIER_RECHECK_AFTER_MS;
+  }
+
+  /** A request that failed as a whole is tried again after the same doubling delay as a failed apply. */
+  private noteRequestFailure(): void {
+    this.requestFailures += 1;
+    this.dueAt = Date.now() + retryAfterFailureMs(this.requestFailures);
   }
 
   /**
@@ -165,12 +177,13 @@ export class ApplierHost {
     return now >= this.dueAt;
   }
 
-  async forceApply(inboxId: number, actor: string, reason: string): Promise<Omit<ForceApplyReply, 'wakeAt'>> {
+  async forceApply(inboxId: number, actor: string, reason: string): Promise<Omit<ForceApplyReply, 'wakeAt' | 'failures'>> {
     try {
-      const { wakeAt, ...reply } = await this.call<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason });
-      this.noteWake(wakeAt);
+      const { wakeAt, failures, ...reply } = await this.call<ForceApplyReply>({ type: 'force-apply', inboxId, actor, reason, failures: this.failures });
+      this.noteReply({ wakeAt, failures });
       return reply;
     } catch (err) {
+      // Refused (not waiting, stale...) or failed: the next poll drains at once, as after any change.
       this.dueAt = 0;
       throw err;
     }

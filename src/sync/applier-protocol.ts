@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema';
 import type { ApplyPriority, PriorityOutcome } from '../threads/priority';
 import type { BaselinePolicy } from '../domain/sequence';
-import type { AppliedUpdate, ApplyProgress } from './applier';
+import type { AppliedUpdate, ApplyProgress, LocationFailure } from './applier';
 import type { RangePruneRequest } from './range-prune';
 
 /** The applier thread's start-up data. */
@@ -21,8 +21,12 @@ export interface ApplierWorkerData {
 
 /** Main thread -> applier thread (src/threads: each request gets one reply). */
 export type ApplierRequest =
-  | { readonly type: 'drain' }
-  | { readonly type: 'force-apply'; readonly inboxId: number; readonly actor: string; readonly reason: string }
+  /**
+   * `failures`: the failed applies the main thread last heard of (each reply's), which a thread that
+   * starts again after a rest takes over, so a failing update keeps its retry delay across rests.
+   */
+  | { readonly type: 'drain'; readonly failures: readonly LocationFailure[] }
+  | { readonly type: 'force-apply'; readonly inboxId: number; readonly actor: string; readonly reason: string; readonly failures: readonly LocationFailure[] }
   | { readonly type: 'prune-ranges'; readonly request: RangePruneRequest }
   /**
    * The thread's last request: close its connections. `optimize` (at shutdown) lets SQLite refresh its
@@ -35,6 +39,8 @@ export interface DrainReply {
   readonly applied: AppliedUpdate[];
   /** Applier.wakeAt after the drain: when what it left becomes due with no change to agent.db. */
   readonly wakeAt: number | null;
+  /** The failed applies still waiting to be tried again (Applier.failureRecords). */
+  readonly failures: LocationFailure[];
 }
 
 export interface ForceApplyReply {
@@ -42,6 +48,7 @@ export interface ForceApplyReply {
   readonly then: AppliedUpdate[];
   /** As DrainReply's, after the drain that follows the force-apply. */
   readonly wakeAt: number | null;
+  readonly failures: LocationFailure[];
 }
 
 /** Applier thread -> main thread, as they happen (for the log). */

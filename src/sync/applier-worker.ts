@@ -4,7 +4,7 @@ import { openDatabase, storeFilePath } from '../store/database';
 import { configuredTimezone, ensureAllLocationOffsets } from '../till/location-time';
 import { applyPriorityToCurrentThread } from '../threads/priority';
 import { serveRequests } from '../threads/serve';
-import { Applier } from './applier';
+import { Applier, type LocationFailure } from './applier';
 import { pruneRangeBatch, type RangePruneBatch } from './range-prune';
 import type { ApplierEvent, ApplierRequest, ApplierWorkerData, DrainReply, ForceApplyReply } from './applier-protocol';
 
@@ -47,18 +47,28 @@ function housekeeping(): void {
   agent.pragma('wal_checkpoint(PASSIVE)');
 }
 
+/** Whether this thread has taken over the failures the main thread knew of (once, at its first request). */
+let failuresTaken = false;
+function takeFailures(failures: readonly LocationFailure[]): void {
+  if (failuresTaken) return;
+  failuresTaken = true;
+  applier.adoptFailures(failures);
+}
+
 emit = serveRequests<ApplierRequest, ApplierEvent>((request): DrainReply | ForceApplyReply | RangePruneBatch | null => {
   switch (request.type) {
     case 'drain': {
+      takeFailures(request.failures);
       const applied = applier.drain();
       housekeeping();
-      return { applied, wakeAt: applier.wakeAt };
+      return { applied, wakeAt: applier.wakeAt, failures: applier.failureRecords() };
     }
     case 'force-apply': {
+      takeFailures(request.failures);
       const forced = applier.forceApply(request.inboxId, request.actor, request.reason);
       const then = applier.drain();
       housekeeping();
-      return { forced, then, wakeAt: applier.wakeAt };
+      return { forced, then, wakeAt: applier.wakeAt, failures: applier.failureRecords() };
     }
     case 'prune-ranges':
       // One batch per request (retention's loop sends the next), so applies queued meanwhile interleave.

@@ -69,6 +69,11 @@ export interface ApplierFailure {
   readonly retryAt: number;
 }
 
+/** A location's last failed apply, as the applier thread hands it to the main thread and back. */
+export interface LocationFailure extends ApplierFailure {
+  readonly locationId: number;
+}
+
 /** The first wait before an update that failed to apply is tried again, and the longest. */
 export const RETRY_AFTER_FAILURE_MS = { first: 2_000, longest: 5 * 60_000 } as const;
 
@@ -270,17 +275,18 @@ export class Applier {
         if (this.stopRequested()) return done;
         let applied: AppliedUpdate | null = null;
         let attemptedId: number | null = null;
+        // A location whose last apply failed waits out its retry delay, whatever else cued this
+        // drain: its chain cannot move past the failed update anyway.
+        const retryAt = this.retryAtFor(location_id);
+        if (retryAt !== null) {
+          dueAt(retryAt);
+          break;
+        }
         try {
           const next = this.nextFor(location_id);
           if (!next) break;
           if ('settlesAt' in next) {
             dueAt(next.settlesAt);
-            break;
-          }
-          // An update that failed waits out its retry delay, whatever else cued this drain.
-          const failed = this.lastFailure.get(location_id);
-          if (failed !== undefined && failed.inboxId === next.row.id && Date.now() < failed.retryAt) {
-            dueAt(failed.retryAt);
             break;
           }
           attemptedId = next.row.id;
@@ -340,6 +346,27 @@ export class Applier {
     this.lastFailure.delete(applied.locationId);
     this.events.applied?.(applied);
     return applied;
+  }
+
+  /**
+   * When a location whose last apply failed may be tried again, or null when it may now (no failure,
+   * its delay over, or a retry time further off than any delay, as after the clock was set back).
+   */
+  private retryAtFor(locationId: number): number | null {
+    const failed = this.lastFailure.get(locationId);
+    if (failed === undefined) return null;
+    const wait = failed.retryAt - Date.now();
+    return wait > 0 && wait <= RETRY_AFTER_FAILURE_MS.longest ? failed.retryAt : null;
+  }
+
+  /** The failed applies this applier keeps, for the main thread to hand to the next applier thread. */
+  failureRecords(): LocationFailure[] {
+    return [...this.lastFailure].map(([locationId, f]) => ({ locationId, ...f }));
+  }
+
+  /** Takes over failed applies an earlier applier thread recorded (before this one recorded any). */
+  adoptFailures(records: readonly LocationFailure[]): void {
+    for (const { locationId, ...failure } of records) if (!this.lastFailure.has(locationId)) this.lastFailure.set(locationId, failure);
   }
 
   /** Whether a location's updates go to this till (a location already on it always does). */

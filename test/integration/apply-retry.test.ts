@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Inbox } from '../../src/store/inbox';
 import { closeStore, openStore } from '../../src/store/store';
-import { Applier, RETRY_AFTER_FAILURE_MS, retryAfterFailureMs } from '../../src/sync/applier';
-import { tempDir } from '../helpers/fixtures';
+import { waitFor } from '../../src/dev/child-agent';
+import { Applier, RETRY_AFTER_FAILURE_MS, retryAfterFailureMs, type LocationFailure } from '../../src/sync/applier';
+import { startTestAgent } from '../helpers/agent';
+import { item as fixtureItem, price, tempDir, update } from '../helpers/fixtures';
 
 /**
  * An update whose apply keeps failing (here a trigger in the till file refuses its rows, as a full
@@ -80,5 +82,31 @@ describe('an update that fails to apply', () => {
     }
     assert.equal(delays.at(-1), RETRY_AFTER_FAILURE_MS.longest);
     assert.equal(retryAfterFailureMs(Number.MAX_SAFE_INTEGER), RETRY_AFTER_FAILURE_MS.longest);
+  });
+
+  it('keeps its delay and count when the applier thread rests between tries', { timeout: 60_000 }, async () => {
+    const t = await startTestAgent({ sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } }, { applierRestAfterMs: 200 });
+    const { agent } = t;
+    // What the main thread holds between threads (ApplierHost's record of the last reply).
+    const failures = (): LocationFailure[] => (agent.applier as unknown as { failures: LocationFailure[] }).failures;
+    agent.core.tillDb.exec(`CREATE TRIGGER refuse_location_7 BEFORE INSERT ON price_ranges WHEN NEW.location_id = 7
+      BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    assert.equal((await t.post(update(7, 1, 0, [fixtureItem('1', 'A', [price('2026-12-01', '9999-12-31', 'Eat In', '4.50')])]))).status, 200);
+    const seen: { failures: number; at: number; retryAt: number }[] = [];
+    for (const count of [1, 2, 3]) {
+      await waitFor(`failure ${count}`, () => failures().some((r) => r.locationId === 7 && r.failures === count), 30_000, 10);
+      const f = failures().find((r) => r.locationId === 7)!;
+      seen.push({ failures: f.failures, at: Date.parse(f.at), retryAt: f.retryAt });
+      // Between two tries the thread rests, and the next one starts afresh from what the main thread kept.
+      await waitFor('the applier thread to rest', () => !agent.applier.awake, 30_000, 10);
+    }
+    for (let i = 1; i < seen.length; i++) {
+      assert.ok(seen[i]!.at >= seen[i - 1]!.retryAt, `try ${i + 1} at ${seen[i]!.at}, not before ${seen[i - 1]!.retryAt}`);
+      assert.equal(seen[i]!.retryAt - seen[i]!.at, retryAfterFailureMs(i + 1));
+    }
+    // The cause gone, the next try applies it.
+    agent.core.tillDb.exec('DROP TRIGGER refuse_location_7');
+    await waitFor('the update applied', () => (agent.core.tillDb.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = 7').get() as { s: number | null } | undefined)?.s === 1, 30_000, 20);
+    await waitFor('the failure forgotten', () => failures().length === 0, 30_000, 20);
   });
 });
