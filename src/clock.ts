@@ -96,10 +96,16 @@ function localtimeTargets(): string[] {
 /** The registry key that holds Windows' timezone settings. */
 const WINDOWS_TIMEZONE_KEY = 'HKLM\\SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation';
 
-/** Windows' name of its timezone in what `reg query KEY /v TimeZoneKeyName` printed, or null. */
+/**
+ * Windows' name of its timezone in what `reg query KEY` printed, or null: also null when "Adjust for
+ * daylight saving time automatically" is off (DynamicDaylightTimeDisabled 1), where the PC keeps
+ * standard time all year and no IANA zone of that name describes it (Intl's reading then).
+ */
 export function timeZoneKeyName(regOutput: string): string | null {
   const m = /^\s*TimeZoneKeyName\s+REG_SZ\s+(.+?)\s*$/m.exec(regOutput);
-  return m ? m[1]! : null;
+  const dst = /^\s*DynamicDaylightTimeDisabled\s+REG_DWORD\s+0x([0-9a-f]+)\s*$/im.exec(regOutput);
+  const noDst = dst !== null && Number.parseInt(dst[1]!, 16) !== 0;
+  return m && !noDst ? m[1]! : null;
 }
 
 let windowsZones: Map<string, string> | null = null;
@@ -107,8 +113,8 @@ let windowsZones: Map<string, string> | null = null;
 /**
  * The IANA zone CLDR gives a Windows timezone name for the world (territory 001), as the agent's
  * table knows it, or null. ICU on Windows maps the same name with the same data, and may prefer the
- * PC's region's own zone where CLDR has one (America/Toronto for Eastern Standard Time in Canada):
- * the same offsets, by CLDR's definition of the mapping, under another name. Null also for the few
+ * PC's region's own zone where CLDR has one (America/Toronto for Eastern Standard Time in Canada),
+ * whose offsets today are those of the Windows zone, as the world's zone's are. Null also for the few
  * names CLDR maps to a fixed offset (Etc/GMT+12 and the like), which the table lacks as Intl does not
  * list them: Intl then reads the timezone.
  */
@@ -122,13 +128,19 @@ export function windowsZone(keyName: string | null): string | null {
 const WINDOWS_ZONE_READ_MS = 60_000;
 let windowsRead: { at: number; zone: string | null } | null = null;
 
-/** This PC's timezone from the Windows registry (through reg.exe, in System32), or null. */
+/**
+ * This PC's timezone from the Windows registry (through reg.exe, in System32), or null. Synchronous,
+ * on the thread that asks (the clock check, `status`): reg.exe answers at once, and is given at most
+ * 5 s.
+ */
 function registryZone(now: number): string | null {
-  if (windowsRead && now - windowsRead.at < WINDOWS_ZONE_READ_MS) return windowsRead.zone;
+  // Read again after a minute, or after the clock was set back.
+  if (windowsRead && Math.abs(now - windowsRead.at) < WINDOWS_ZONE_READ_MS) return windowsRead.zone;
   let zone: string | null = null;
   try {
-    const reg = path.win32.join(process.env.SystemRoot ?? 'C:\\Windows', 'System32', 'reg.exe');
-    const out = execFileSync(reg, ['query', WINDOWS_TIMEZONE_KEY, '/v', 'TimeZoneKeyName'], { encoding: 'utf8', windowsHide: true, timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const systemRoot = process.env.SystemRoot;
+    const reg = path.win32.join(systemRoot && path.win32.isAbsolute(systemRoot) ? systemRoot : 'C:\\Windows', 'System32', 'reg.exe');
+    const out = execFileSync(reg, ['query', WINDOWS_TIMEZONE_KEY], { encoding: 'utf8', windowsHide: true, timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
     zone = windowsZone(timeZoneKeyName(out));
   } catch {
     zone = null;

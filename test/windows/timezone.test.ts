@@ -9,7 +9,9 @@ import { REPO_ROOT, runWindows, startAgent, waitFor, winPath, writeWindowsConfig
  * This PC's timezone on Windows, as a Windows process of Node reads it: from the registry's
  * TimeZoneKeyName through CLDR's mapping (src/clock.ts), the answer Intl gives, and without building
  * an ICU formatter in a running agent (test/integration/serve-icu.test.ts says why it matters). TZ is
- * not passed on: a Windows PC has none, and both readings would take it first.
+ * not passed on: a Windows PC has none, and both readings would take it first. Wine names one zone,
+ * the one it finds for this machine's own timezone, in its registry and to ICU alike: the mapping of
+ * every other name is held to CLDR's data by test/unit/domain/windows-zones.test.ts.
  */
 const CLOCK = winPath(path.join(REPO_ROOT, 'dist', 'src', 'clock.js'));
 const PROBE = winPath(path.join(REPO_ROOT, 'test', 'helpers', 'icu-probe.cjs'));

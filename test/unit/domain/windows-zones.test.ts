@@ -42,7 +42,7 @@ describe('Windows timezone names', () => {
     assert.equal(windowsZone(null), null);
   });
 
-  it('reads TimeZoneKeyName from reg.exe’s output, whatever its line ends and spacing', () => {
+  it('reads TimeZoneKeyName from reg.exe’s output, whatever its line ends and spacing, unless automatic DST is off', () => {
     const out = (name: string, eol: string): string =>
       [``, `HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation`, `    TimeZoneKeyName    REG_SZ    ${name}`, ``, ``].join(eol);
     for (const eol of ['\r\n', '\n']) {
@@ -51,6 +51,11 @@ describe('Windows timezone names', () => {
     }
     // The whole key (`reg query KEY`) lists more values; the one asked for is found among them.
     assert.equal(timeZoneKeyName('    StandardName    REG_SZ    @tzres.dll,-112\r\n    TimeZoneKeyName    REG_SZ    Romance Standard Time\r\n    DynamicDaylightTimeDisabled    REG_DWORD    0x0\r\n'), 'Romance Standard Time');
+    // Automatic daylight saving time off: standard time all year, which no IANA zone of that name is.
+    assert.equal(timeZoneKeyName('    TimeZoneKeyName    REG_SZ    GMT Standard Time\r\n    DynamicDaylightTimeDisabled    REG_DWORD    0x1\r\n'), null);
+    assert.equal(timeZoneKeyName('    DynamicDaylightTimeDisabled    REG_DWORD    0x00000001\r\n    TimeZoneKeyName    REG_SZ    GMT Standard Time\r\n'), null);
+    assert.equal(timeZoneKeyName('    TimeZoneKeyName    REG_SZ    GMT Standard Time\r\n    DynamicDaylightTimeDisabled    REG_DWORD    0x0\r\n'), 'GMT Standard Time');
+    assert.equal(timeZoneKeyName('    TimeZoneKeyName    REG_SZ    GMT Standard Time\r\n    DynamicDaylightTimeDisabled    REG_DWORD    0x10\r\n'), null);
     assert.equal(timeZoneKeyName('ERROR: The system was unable to find the specified registry key or value.\r\n'), null);
     assert.equal(timeZoneKeyName(''), null);
   });
