@@ -50,11 +50,10 @@ if (process.env[execMarker] !== undefined) {
 } else if (serving && typeof process.execve === 'function' && !process.channel && (fromSource || fs.existsSync(built))) {
   if (fromSource) require('tsx/cjs');
   var settings = fromSource ? path.join(root, 'src', 'threads', 'malloc-settings.ts') : path.join(root, 'dist', 'src', 'threads', 'malloc-settings.js');
-  var tunables = require(settings).tunablesFor(process.env, process.platform);
-  if (tunables !== null) {
+  var env = require(settings).agentEnvironment(process.env, process.platform);
+  if (env.GLIBC_TUNABLES !== process.env.GLIBC_TUNABLES) {
     try {
       fs.accessSync(process.execPath, fs.constants.X_OK);
-      var env = Object.assign({}, process.env, { GLIBC_TUNABLES: tunables });
       env[execMarker] = '1';
       process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), env);
       // eslint-disable-next-line @typescript-eslint/no-unused-vars -- a binding old Nodes can parse

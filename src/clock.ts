@@ -128,10 +128,12 @@ export function windowsZone(keyName: string | null): string | null {
 const WINDOWS_ZONE_READ_MS = 60_000;
 let windowsRead: { at: number; zone: string | null } | null = null;
 
+/** How long reg.exe may take before the registry reading counts as failed. */
+const REG_QUERY_TIMEOUT_MS = 5_000;
+
 /**
  * This PC's timezone from the Windows registry (through reg.exe, in System32), or null. Synchronous,
- * on the thread that asks (the clock check, `status`): reg.exe answers at once, and is given at most
- * 5 s.
+ * on the thread that asks (the clock check, `status`), bounded by REG_QUERY_TIMEOUT_MS.
  */
 function registryZone(now: number): string | null {
   // Read again after a minute, or after the clock was set back.
@@ -140,7 +142,7 @@ function registryZone(now: number): string | null {
   try {
     const systemRoot = process.env.SystemRoot;
     const reg = path.win32.join(systemRoot && path.win32.isAbsolute(systemRoot) ? systemRoot : 'C:\\Windows', 'System32', 'reg.exe');
-    const out = execFileSync(reg, ['query', WINDOWS_TIMEZONE_KEY], { encoding: 'utf8', windowsHide: true, timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync(reg, ['query', WINDOWS_TIMEZONE_KEY], { encoding: 'utf8', windowsHide: true, timeout: REG_QUERY_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] });
     zone = windowsZone(timeZoneKeyName(out));
   } catch {
     zone = null;
@@ -155,10 +157,10 @@ function registryZone(now: number): string | null {
  * agent's table; else Intl's reading, which pages in ICU's date formatting for as long as the process
  * runs.
  */
-export function machineTimezone(platform: string = process.platform, now: number = Date.now()): string {
+export function machineTimezone(): string {
   const tz = process.env.TZ?.replace(/^:/, '');
   if (tz) return known(tz) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const named = platform === 'win32' ? registryZone(now) : (localtimeTargets().map((t) => known(zoneinfoName(t))).find((n) => n !== null) ?? null);
+  const named = process.platform === 'win32' ? registryZone(Date.now()) : (localtimeTargets().map((t) => known(zoneinfoName(t))).find((n) => n !== null) ?? null);
   return named ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 

@@ -80,9 +80,8 @@ export const RETRY_AFTER_FAILURE_MS = { first: 2_000, longest: 5 * 60_000 } as c
 /**
  * How long an update that failed to apply `failures` times in a row waits before the next try:
  * doubling from RETRY_AFTER_FAILURE_MS.first up to .longest. A failure that lasts (a full disk, a
- * till file another program holds locked) is then retried a few times a minute at first and every
- * few minutes after, instead of re-running a whole apply and logging an error at every poll while
- * the till reads the same file.
+ * till file another program holds locked) is then retried less and less often, instead of re-running
+ * a whole apply and logging an error at every poll while the till reads the same file.
  */
 export function retryAfterFailureMs(failures: number): number {
   return Math.min(RETRY_AFTER_FAILURE_MS.longest, RETRY_AFTER_FAILURE_MS.first * 2 ** Math.max(0, Math.min(failures, 32) - 1));

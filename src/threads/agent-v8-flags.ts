@@ -34,12 +34,11 @@ v8.setFlagsFromString('--no-concurrent-recompilation');
 
 /**
  * Hot functions are optimised by Maglev only, never by Turbofan, on every thread. Turbofan's own code
- * is a large part of the node binary: once an apply's functions grew hot enough for it, its pages
- * were paged in and stayed resident for as long as the process ran, and its compilations took their
- * working memory from the applying thread's malloc arena, which glibc keeps. Maglev's code is
- * slower than Turbofan's at its best, but it compiles far faster, and the apply's time is mostly
- * SQLite's: `npm run bench` weighs it in its apply and ack figures (docs/performance.md, "Where the
- * memory goes"). V8 reads this flag each time it decides to optimise a function (`--max-opt`, read
+ * is in the node binary: once an apply's functions grew hot enough for it, those pages were paged in
+ * and stayed resident for as long as the process ran, and its compilations took their working memory
+ * from the applying thread's malloc arena, which glibc keeps. Maglev's code is less optimised than
+ * Turbofan's and takes less to compile: `npm run bench` weighs the trade in its apply and ack figures
+ * (docs/performance.md, "Where the memory goes"). V8 reads this flag each time it decides to optimise a function (`--max-opt`, read
  * only when V8 starts, has no effect set here).
  */
 v8.setFlagsFromString('--no-turbofan');

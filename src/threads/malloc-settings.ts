@@ -6,7 +6,7 @@
  * hands them to its agent process.
  *
  * Left to itself, glibc raises its trim threshold each time a large block it had mapped on its own is
- * freed, up to twice the largest such block, and keeps up to that much free memory at the top of each
+ * freed (mallopt(3), M_MMAP_THRESHOLD), and keeps free memory below that threshold at the top of each
  * thread's arena instead of handing it back. An apply allocates and frees such blocks, so after one
  * the arenas kept free memory nobody would use until the next apply. Set here to glibc's own starting
  * value, the threshold stays there (and so does the size from which glibc maps a block on its own):
