@@ -151,6 +151,7 @@ interface RunSizeFigures {
   idleRssBytes: number;
   peakRssBytes: number;
   idleThreadHeaps?: Record<string, { totalHeapBytes: number; usedHeapBytes: number } | null>;
+  peakParts?: { untilAckOverIdleBytes: number; anonymousOverIdleBytes: number; fileOverIdleBytes: number; highestSampleAfterAck: boolean; applierThreadAtHighest: boolean };
   ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; applyVsUnindexedRowsInsert: number; peakRssVsPayload: number; peakOverIdleRssVsPayload: number };
   changes?: { items: number; days: number; changes: number; changesMs: number; perItemQueriesMs: number; ratio: number };
 }
@@ -193,6 +194,13 @@ const RUN_SIZES_TABLE = {
       row('peak RSS / payload', '< 6', (s) => met(s.ratios.peakRssVsPayload, s.ratios.peakRssVsPayload < 6)),
       row('(peak RSS - idle RSS) / payload', '≤ 1', (s) => met(s.ratios.peakOverIdleRssVsPayload, s.ratios.peakOverIdleRssVsPayload <= 1)),
     ];
+    if (sizes.every((s) => s.peakParts)) {
+      rows.push(
+        row('first publication: peak RSS by its 200 (the receipt), over idle', '', (s) => mb(s.peakParts!.untilAckOverIdleBytes)),
+        row('first publication: highest RSS sampled, over idle: anonymous; files', '', (s) => `${mb(s.peakParts!.anonymousOverIdleBytes)}; ${mb(s.peakParts!.fileOverIdleBytes)}`),
+        row('... sampled during; applier thread running', '', (s) => `${s.peakParts!.highestSampleAfterAck ? 'the apply' : 'the receipt'}; ${s.peakParts!.applierThreadAtHighest ? 'yes' : 'no'}`),
+      );
+    }
     const heaps = sizes[0]?.idleThreadHeaps;
     const lines = [...rows];
     if (serveIdle) {

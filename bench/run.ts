@@ -33,6 +33,7 @@ import { median, percentile } from './stats';
 import { startTillProcess, type TillSample } from './till-process';
 import { NODE_SQLITE_MISSING, nodeSqlite, openTill, parseTillBinding, replansBoundLookups, type TillBinding, type TillStatements } from './till-statements';
 import { spawnAgent, writeConfig, type ChildAgent } from '../src/dev/child-agent';
+import { PeakSampler, statusMemory, type PeakParts } from './peak-sampler';
 import { REST_DEADLINE_MS, serveIdle, settledIdleRss, vmRssBytes, type FirstPublication, type IdleMemory } from './serve-idle';
 
 interface SizeSpec {
@@ -227,9 +228,10 @@ type InboxState = Database.Statement<[number, number], { state: string; apply_ms
 const APPLY_DEADLINE_MS = 5 * 60_000;
 
 /** Posts a first publication and waits until the agent's inbox says it is applied. */
-async function deliverAndWait(agent: ChildAgent, state: InboxState, body: Buffer, locationId: number, changeSequence: number): Promise<{ ackMs: number; appliedMs: number; applyInTransactionMs: number }> {
+async function deliverAndWait(agent: ChildAgent, state: InboxState, body: Buffer, locationId: number, changeSequence: number, sampler?: PeakSampler): Promise<{ ackMs: number; appliedMs: number; applyInTransactionMs: number }> {
   const started = performance.now();
   const ack = await post(agent.url, body);
+  sampler?.ack();
   if (ack.status !== 200) throw new Error(`agent answered ${ack.status}`);
   // Pending until applied; any other state (stale, conflict, superseded) means the bench's update was
   // not applied and nothing will change by waiting.
@@ -350,6 +352,8 @@ interface SizeResult {
   peakRssBytes: number;
   /** Receipt and apply of the first publication only. */
   firstPublicationPeakRssBytes: number;
+  /** The first publication's peak over idle in parts, sampled from /proc (bench/peak-sampler.ts). */
+  peakParts: PeakParts;
   /** After the applier thread rested (restWaitMs from the agent's start). */
   idleRssBytes: number;
   restWaitMs: number;
@@ -401,10 +405,19 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     const running = agent;
     const idle = { rssBytes: (await settledIdleRss(async () => (await running.stats()).rssBytes)).rssBytes };
     const idleThreadHeaps = await agent.threadHeaps();
+    // Read after the heaps: the question to the agent is answered, and its memory as idle as above.
+    const sampler = new PeakSampler(agent.pid, statusMemory(agent.pid));
     const reader = openReadOnly(storeFilePath(dataDir, 'till'));
     const agentReader = openReadOnly(storeFilePath(dataDir, 'agent'));
     const state: InboxState = agentReader.prepare('SELECT state, apply_ms FROM inbox WHERE location_id = ? AND change_sequence = ?');
-    const first = await deliverAndWait(agent, state, body, update.locationId, update.changeSequence);
+    sampler.start();
+    let first: Awaited<ReturnType<typeof deliverAndWait>>;
+    let peakParts: PeakParts;
+    try {
+      first = await deliverAndWait(agent, state, body, update.locationId, update.changeSequence, sampler);
+    } finally {
+      peakParts = sampler.stop();
+    }
     const ack = { ms: first.ackMs };
     const appliedMs = first.appliedMs;
     const rowsWritten = (reader.prepare('SELECT (SELECT count(*) FROM price_ranges) + (SELECT count(*) FROM availability_ranges) AS n').get() as { n: number }).n;
@@ -594,6 +607,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
       // One process: the receiver and the applier thread share it, so its peak RSS covers both.
       peakRssBytes: wholeRunPeak,
       firstPublicationPeakRssBytes: peak.maxRssBytes,
+      peakParts,
       idleRssBytes: idle.rssBytes,
       restWaitMs,
       baselines: { ...baselines, rawRowsInsertMs, unindexedRowsInsertMs },
@@ -629,6 +643,7 @@ function mark(value: number, target: number, digits = 2): string {
 function table(results: SizeResult[]): string {
   const f = (n: number, d = 0): string => n.toFixed(d);
   const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  const mb1 = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
   const rows: string[][] = [
     ['', ...results.map((r) => r.size)],
     ['items', ...results.map((r) => String(r.items))],
@@ -640,6 +655,9 @@ function table(results: SizeResult[]): string {
     ['  each apply (ms)', ...results.map((r) => r.applySamplesMs.map((x) => f(x)).join(' '))],
     ['agent RSS when idle (applier rested)', ...results.map((r) => mb(r.idleRssBytes))],
     ['peak RSS, first publication', ...results.map((r) => mb(r.firstPublicationPeakRssBytes))],
+    ['  over idle by the 200 (the receipt)', ...results.map((r) => mb1(r.peakParts.untilAckOverIdleBytes))],
+    ['  highest sample over idle: anon + files', ...results.map((r) => `${mb1(r.peakParts.anonymousOverIdleBytes)} + ${mb1(r.peakParts.fileOverIdleBytes)}`)],
+    ['  ... during; applier thread running', ...results.map((r) => `${r.peakParts.highestSampleAfterAck ? 'apply' : 'receipt'}; ${r.peakParts.applierThreadAtHighest ? 'yes' : 'no'}`)],
     ['peak RSS of the agent, whole run', ...results.map((r) => mb(r.peakRssBytes))],
     ['baseline JSON.parse (ms)', ...results.map((r) => f(r.baselines.jsonParseMs))],
     ['baseline raw body INSERT, FULL (ms)', ...results.map((r) => f(r.baselines.rawBodyInsertMs))],

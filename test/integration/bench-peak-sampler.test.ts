@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { parseStatusMemory, PeakSampler, statusMemory } from '../../bench/peak-sampler';
+
+const ALLOC_BYTES = 48e6;
+
+/**
+ * A Node process that fills ALLOC_BYTES of anonymous memory when told "alloc" and hands it back on
+ * "free" (a block that large is its own mapping, unmapped when collected), answering "done" to each.
+ */
+function holder(): { child: ChildProcess; tell: (what: 'alloc' | 'free') => Promise<void> } {
+  const script = `process.stdin.setEncoding('utf8').on('data', (c) => {
+    if (c.trim() === 'alloc') globalThis.kept = Buffer.alloc(${ALLOC_BYTES}, 1);
+    else { globalThis.kept = null; gc(); }
+    process.stdout.write('done\\n');
+  });
+  process.stdout.write('ready\\n');`;
+  const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return {
+    child,
+    tell: async (what) => {
+      child.stdin!.write(`${what}\n`);
+      assert.equal(String((await once(child.stdout!, 'data'))[0]).trim(), 'done');
+    },
+  };
+}
+
+async function ready(child: ChildProcess): Promise<void> {
+  assert.equal(String((await once(child.stdout!, 'data'))[0]).trim(), 'ready');
+}
+
+const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe("the bench's peak sampler (bench/peak-sampler.ts)", () => {
+  it('reads the memory lines of /proc/PID/status, and names a missing one', () => {
+    const status = 'Name:\tnode\nVmHWM:\t  200 kB\nVmRSS:\t  150 kB\nRssAnon:\t  100 kB\nRssFile:\t  40 kB\nRssShmem:\t  10 kB\n';
+    assert.deepEqual(parseStatusMemory(status), { rssBytes: 150 * 1024, anonymousBytes: 100 * 1024, fileBytes: 50 * 1024, highWaterBytes: 200 * 1024 });
+    assert.throws(() => parseStatusMemory(status.replace(/RssAnon.*\n/, '')), /no RssAnon/);
+  });
+
+  it("puts memory filled after the 200 in the apply's part, as anonymous memory, and not in the receipt's", async () => {
+    const { child, tell } = holder();
+    try {
+      await ready(child);
+      const sampler = new PeakSampler(child.pid!, statusMemory(child.pid!));
+      sampler.start();
+      sampler.ack();
+      await tell('alloc');
+      await settle(50);
+      const parts = sampler.stop();
+      assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
+      assert.ok(parts.anonymousOverIdleBytes >= ALLOC_BYTES * 0.9, `anonymous over idle ${parts.anonymousOverIdleBytes}`);
+      assert.ok(Math.abs(parts.fileOverIdleBytes) < ALLOC_BYTES * 0.1, `files over idle ${parts.fileOverIdleBytes}`);
+      assert.equal(parts.highestSampleAfterAck, true);
+      assert.ok(parts.untilAckOverIdleBytes < ALLOC_BYTES * 0.5, `by the 200 ${parts.untilAckOverIdleBytes}`);
+      assert.equal(parts.applierThreadAtHighest, false, 'a process without an "applier" thread');
+      assert.ok(parts.samples >= 3);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("puts memory filled and handed back before the 200 in the receipt's part", async () => {
+    const { child, tell } = holder();
+    try {
+      await ready(child);
+      const sampler = new PeakSampler(child.pid!, statusMemory(child.pid!));
+      sampler.start();
+      await tell('alloc');
+      await settle(50);
+      await tell('free');
+      assert.ok(statusMemory(child.pid!).rssBytes < statusMemory(child.pid!).highWaterBytes - ALLOC_BYTES * 0.8, 'the block was not handed back');
+      sampler.ack();
+      await settle(50);
+      const parts = sampler.stop();
+      assert.ok(parts.untilAckOverIdleBytes >= ALLOC_BYTES * 0.9, `by the 200 ${parts.untilAckOverIdleBytes}`);
+      assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
+      assert.equal(parts.highestSampleAfterAck, false);
+    } finally {
+      child.kill();
+    }
+  });
+});
