@@ -4,6 +4,7 @@ import type { Config } from '../config/schema';
 import { StaffService } from '../employees/service';
 import type { Logger } from '../log';
 import { opsServices } from '../ops/services';
+import { cliCommand } from '../config/invocation';
 import { writeOut } from './output';
 
 /**
@@ -22,8 +23,6 @@ export function mayPrintLoginLink(env: NodeJS.ProcessEnv, stdoutIsTerminal: bool
 export interface ServeOutput {
   /** Print the one-time login link (a person at a terminal) or only how to get one. */
   readonly liveLoginLink: boolean;
-  /** --config as given, repeated in the command printed instead of a link. */
-  readonly configFile: string | null;
 }
 
 function announceLogin(config: Readonly<Config>, output: ServeOutput): (loginUrl: string) => void {
@@ -36,12 +35,13 @@ function announceLogin(config: Readonly<Config>, output: ServeOutput): (loginUrl
     const how =
       config.admin.port === 0
         ? 'set a fixed admin.port to get login links with pos-sync-agent admin-url'
-        : `get a one-time login link with: pos-sync-agent admin-url${output.configFile ? ` --config '${output.configFile}'` : ''}`;
+        : // With the --config this site needs, absolute and quoted for this PC's shell (config/invocation.ts).
+          `get a one-time login link with: ${cliCommand('admin-url')}`;
     writeOut(`Status window: ${url.origin}/ (${how})\n`);
   };
 }
 
-export function agentServices(config: Readonly<Config>, log: Logger, output: ServeOutput = { liveLoginLink: true, configFile: null }): AgentService[] {
+export function agentServices(config: Readonly<Config>, log: Logger, output: ServeOutput = { liveLoginLink: true }): AgentService[] {
   const services: AgentService[] = [];
   // Staff lookups and their scheduled sync; first, so the status window finds it started.
   if (config.employees) services.push(new StaffService(config, log));

@@ -6,6 +6,7 @@ import type { SecretStore } from '../config/secret-names';
 import { dataDirFor, rawConfigInput } from './secrets';
 import type { LoadOptions } from '../config/load';
 import { isLoopbackHost } from '../http/loopback';
+import { shellWord } from '../config/site';
 
 /**
  * The webhook takes no update without a bearer token unless the site says so
@@ -53,7 +54,8 @@ function configured(raw: Record<string, unknown>): { token: boolean; allowWithou
 }
 
 export function noTokenProblem(dataDir: string, configFile: string | null | undefined): ConfigProblem {
-  const config = configFile ? ` --config '${configFile}'` : '';
+  // Absolute and quoted for this PC's shell, so the commands run as printed from any folder.
+  const config = configFile ? ` --config ${shellWord(path.resolve(configFile))}` : '';
   return {
     field: 'webhook.bearerToken',
     message:

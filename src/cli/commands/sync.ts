@@ -51,7 +51,10 @@ export const serve: Command = {
     // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
     const foreign = ownershipProblems(first);
     if (foreign.length > 0) throw ConfigError.of(foreign);
-    const options = { file: typeof ctx.values.config === 'string' ? ctx.values.config : null };
+    // The site as every command finds it (--config, POS_SYNC_CONFIG, the machine-wide file, this
+    // user's): the token is made in, and read back from, that site's secrets.
+    const { file, defaultDataDir } = ctx.site();
+    const options = { file, defaultDataDir };
     const token = ensureWebhookToken(options, headlessSecretStore(secretsFileFor(options)), tookWebhookDeliveries);
     if (token.kind === 'choose') throw ConfigError.of([token.problem]);
     const config = token.kind === 'generated' ? loadConfigWithSecrets(options).config : first;
@@ -62,7 +65,7 @@ export const serve: Command = {
     // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).
     installCrashHandlers({ log, exit: (code) => process.exit(code), beforeExit: () => removeOwnPidFile(config.dataDir) });
     // All or nothing, one agent per data folder (ops/startup.ts).
-    const output = { liveLoginLink: mayPrintLoginLink(process.env, process.stdout.isTTY === true, ctx.values['no-login-link'] === true), configFile: options.file };
+    const output = { liveLoginLink: mayPrintLoginLink(process.env, process.stdout.isTTY === true, ctx.values['no-login-link'] === true) };
     const started = await startAgent(config, log, agentServices(config, log, output));
     const agent = started.agent;
     armTestFault();
@@ -230,7 +233,7 @@ export function describeLocation(s: LocationStatus, verdict: LocationSeverity | 
     else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, not the chain applied here; contact support`);
     else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received becomes the baseline when the settle window ends`);
     else if (w.reason === 'not-for-site') lines.push(`  not for this site: update ${name} received ${timeWithZone(w.receivedAt)} (stored, not applied)`);
-    else lines.push(`  needs adoption: update ${name}; run force-apply ${name} --reason TEXT to adopt it as the baseline`);
+    else lines.push(`  needs adoption: update ${name}; run ${cliCommand(`force-apply ${name} --reason TEXT`)} to adopt it as the baseline`);
     if (w.note) lines.push(`    ${w.note}`);
   }
   const stale = staleAdvice(s);

@@ -52,7 +52,7 @@ describe('login links', () => {
     try {
       const out = agent.output();
       assert.doesNotMatch(out, /login=/);
-      assert.match(out, new RegExp(`Status window: http://127\\.0\\.0\\.1:${port}/ \\(get a one-time login link with: pos-sync-agent admin-url --config '${config.replace(/[/.]/g, '\\$&')}'\\)`));
+      assert.match(out, new RegExp(`Status window: http://127\\.0\\.0\\.1:${port}/ \\(get a one-time login link with: pos-sync-agent admin-url --config ${config.replace(/[/.]/g, '\\$&')}\\)`));
     } finally {
       await agent.kill('SIGTERM');
     }
