@@ -39,10 +39,11 @@ export interface CommandContext {
 
 /**
  * What a command does with the data folder: `read` only reads it (and never creates it), `change`
- * changes it (through the running agent, or directly when none runs), `none` does not act on the
- * site's data (or, like serve and restore, names what it creates itself).
+ * changes it (through the running agent, or directly when none runs), `replace` puts other files in
+ * its place (restore: also into a new PC's empty folder, but never one only the built-in defaults
+ * name), `none` does not act on the site's data (or, like serve, names what it creates itself).
  */
-export type DataUse = 'read' | 'change' | 'none';
+export type DataUse = 'read' | 'change' | 'replace' | 'none';
 
 export interface Command {
   /** One or two words: `serve`, `staff search`. */

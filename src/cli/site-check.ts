@@ -17,7 +17,8 @@ export function holdsData(dataDir: string): boolean {
  * acts on (the first line of its output; with --json, nothing more is printed). A read-only
  * command on a folder without data refuses and creates nothing. A change there is handed to an agent
  * that runs on it (it may be starting), made when the configuration was named (--config,
- * POS_SYNC_CONFIG), and refused when the configuration was only found by default.
+ * POS_SYNC_CONFIG), and refused when the configuration was only found by default. A restore there is
+ * refused only when no configuration names the folder (the built-in defaults).
  */
 export function checkSite(ctx: CommandContext, commandName: string, use: DataUse): void {
   if (use === 'none') return;
@@ -26,6 +27,12 @@ export function checkSite(ctx: CommandContext, commandName: string, use: DataUse
   if (!ctx.json) ctx.out(`Data folder: ${config.dataDir} (configuration: ${where})`);
   if (holdsData(config.dataDir)) return;
   if (use === 'change' && fs.existsSync(config.dataDir) && isInstanceLocked(config.dataDir)) return;
+  // A restore onto a new PC fills an empty folder, of the configuration found by the rule; with no
+  // configuration at all, the default folder is one no agent of the site reads.
+  if (use === 'replace' && ctx.site().source !== 'defaults') {
+    if (!ctx.json) ctx.out(`No data in ${config.dataDir} yet: the backup is restored into it.`);
+    return;
+  }
   // A change on a configuration named on purpose (--config, POS_SYNC_CONFIG) may start that site's
   // data (support's manual delivery before the first start); one found by default may not: that is
   // how an import once went into a folder no agent read.
@@ -41,7 +48,10 @@ export function checkSite(ctx: CommandContext, commandName: string, use: DataUse
     use === 'read'
       ? `no agent has run on ${config.dataDir} (configuration: ${where}): nothing to show, and nothing was created. ` +
           `Give the site's configuration with --config FILE (or ${'POS_SYNC_CONFIG'}), or start the agent first: ${start}`
-      : `${commandName} refused: no agent runs on ${config.dataDir} and it holds no data (configuration: ${where}), so this could start a second, empty site. ` +
+      : use === 'replace'
+        ? `${commandName} refused: ${config.dataDir} holds no data and no configuration names it (${where}), so no agent of this site would read what is restored there. ` +
+          `Give the site's configuration with --config FILE (or POS_SYNC_CONFIG)`
+        : `${commandName} refused: no agent runs on ${config.dataDir} and it holds no data (configuration: ${where}), so this could start a second, empty site. ` +
           `Give the site's configuration with --config FILE (or POS_SYNC_CONFIG), or start the agent first: ${start}`,
   );
 }

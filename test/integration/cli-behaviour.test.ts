@@ -191,6 +191,41 @@ describe('the CLI process', () => {
     assert.equal(withConfig.stderr, '', 'no note when the site configuration is named');
   });
 
+  it('`restore` names the data folder it restores into, and refuses one only the built-in defaults name', () => {
+    const { dir, config } = site();
+    const backup = cli(['backup', '--config', config]);
+    assert.equal(backup.status, 0, backup.stderr);
+    const sets = fs.readdirSync(path.join(dir, 'data', 'backups')).filter((f) => f.startsWith('backup-'));
+    assert.equal(sets.length, 1, backup.stdout);
+    const set = path.join(dir, 'data', 'backups', sets[0]!);
+    const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+    // No configuration anywhere: the per-user default folder, which no agent of the site reads.
+    const home = tempDir();
+    const env = { HOME: home, XDG_DATA_HOME: path.join(home, 'xdg'), XDG_CONFIG_HOME: path.join(home, 'xdg-config') } as NodeJS.ProcessEnv;
+    const refused = cli(['restore', set], { env });
+    assert.equal(refused.status, 1, refused.stdout);
+    const defaultDir = path.join(home, 'xdg', 'pos-sync-agent');
+    assert.match(refused.stdout, new RegExp(`^Data folder: ${escape(defaultDir)} \\(configuration: none: built-in defaults\\)\n`));
+    assert.match(refused.stderr, /restore refused: .* holds no data and no configuration names it/);
+    assert.match(refused.stderr, /--config FILE/);
+    assert.equal(fs.existsSync(defaultDir), false, 'the refused restore made the default folder');
+    assertNoStack(refused.stderr);
+
+    // A new PC: the site's configuration names an empty folder; the backup goes into it.
+    const fresh = tempDir();
+    const freshConfig = writeConfig(fresh, { dataDir: path.join(fresh, 'data') });
+    const restored = cli(['restore', set, '--config', freshConfig], { env });
+    assert.equal(restored.status, 0, restored.stderr);
+    assert.match(restored.stdout, new RegExp(`^Data folder: ${escape(path.join(fresh, 'data'))} \\(configuration: ${escape(freshConfig)} \\(--config\\)\\)\nNo data in ${escape(path.join(fresh, 'data'))} yet: the backup is restored into it\\.\nRestored `));
+    assert.ok(fs.existsSync(path.join(fresh, 'data', 'agent.db')));
+
+    // Over a site's data: the folder named first, as for every command that changes it.
+    const over = cli(['restore', set, '--config', config]);
+    assert.equal(over.status, 0, over.stderr);
+    assert.match(over.stdout, new RegExp(`^Data folder: ${escape(path.join(dir, 'data'))} \\(configuration: ${escape(config)} \\(--config\\)\\)\nRestored `));
+  });
+
   it('shows times in local time with the offset; lookup of an unknown PLU and tunnel status without a tunnel exit 1 (point 12)', () => {
     const { config } = site();
     cli(['import', sample('01'), '--config', config]);

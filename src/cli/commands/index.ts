@@ -44,6 +44,7 @@ const DATA_USE: Readonly<Record<string, DataUse>> = {
   'staff purge': 'change',
   backup: 'change',
   compact: 'change',
+  restore: 'replace',
 };
 
 export function dataUseOf(command: Command): DataUse {
