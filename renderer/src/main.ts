@@ -194,7 +194,7 @@ function showSignedOut(): void {
       'section',
       { class: 'card' },
       h('h1', {}, 'This window is not signed in'),
-      h('p', {}, `The session has ended, or the access token was changed. Open a new login link: run ${cliCommand('admin-url')} (in the desktop app: Open status window in the tray).`),
+      h('p', {}, `The session has ended: it was left unused, the agent restarted, or the access token was changed. Open a new login link: run ${cliCommand('admin-url')} (in the desktop app: Open status window in the tray).`),
     ),
   );
 }

@@ -52,8 +52,14 @@ export interface Credentials {
 // Not a cookie: a browser sends a host's cookies to every port of that host, so another account's
 // server on 127.0.0.1 or localhost (another port, the same site) received the window's session with
 // any request the tab made to it. sessionStorage belongs to one origin (scheme, host and port), and a
-// header is sent only where the window's own script sends it. Both values are signed with keys derived
-// from the token, so rotating the token (`admin-url --rotate`) ends every session and unused link.
+// header is sent only where the window's own script sends it.
+//
+// Both values are signed with the server's signing key (signingKey): the token and a random key the
+// window's server makes each time it starts and keeps in memory only. While the agent is stopped,
+// another account can listen on the window's port; an open tab then sends it the session (its script
+// polls), and a person may open a login link there. Neither works on the agent that starts next:
+// every session and unused link ends with the server that issued it (the desktop app loads a fresh
+// link itself), and the same follows from rotating the token (`admin-url --rotate`).
 
 /** The Authorization scheme of the window's session. */
 export const SESSION_SCHEME = 'Session';
@@ -63,40 +69,50 @@ export const SESSION_RENEWED_HEADER = 'x-pos-session';
 /** The query parameter of a login link. */
 export const LOGIN_PARAM = 'login';
 
+/** A new random key for one start of the window's server, never written anywhere. */
+export function newStartKey(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+/** What one start of the window's server signs its sessions and login codes with (see above). */
+export function signingKey(token: string, startKey: string): string {
+  return `${token}\n${startKey}`;
+}
+
 function mac(token: string, purpose: string, text: string): string {
   return crypto.createHmac('sha256', token).update(`pos-sync-agent admin ${purpose} v1\n${text}`).digest('base64url');
 }
 
 /** A one-time login code: `<expires (unix s)>.<nonce>.<mac>`. */
-export function mintLoginCode(token: string, now: Date, minutes: number): { code: string; expiresAt: Date } {
+export function mintLoginCode(key: string, now: Date, minutes: number): { code: string; expiresAt: Date } {
   const expires = Math.floor(now.getTime() / 1000 + minutes * 60);
   const nonce = crypto.randomBytes(16).toString('base64url');
-  return { code: `${expires}.${nonce}.${mac(token, 'login', `${expires}.${nonce}`)}`, expiresAt: new Date(expires * 1000) };
+  return { code: `${expires}.${nonce}.${mac(key, 'login', `${expires}.${nonce}`)}`, expiresAt: new Date(expires * 1000) };
 }
 
 export type CodeCheck = { ok: true; nonce: string; expiresAt: number } | { ok: false; reason: 'invalid' | 'expired' };
 
-export function verifyLoginCode(code: string, token: string, now: Date): CodeCheck {
+export function verifyLoginCode(code: string, key: string, now: Date): CodeCheck {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(code);
   if (!m) return { ok: false, reason: 'invalid' };
   const [, expires, nonce, signature] = m as unknown as [string, string, string, string];
-  if (!sameSecret(signature, mac(token, 'login', `${expires}.${nonce}`))) return { ok: false, reason: 'invalid' };
+  if (!sameSecret(signature, mac(key, 'login', `${expires}.${nonce}`))) return { ok: false, reason: 'invalid' };
   if (Number(expires) * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
   return { ok: true, nonce, expiresAt: Number(expires) * 1000 };
 }
 
 /** A session value: `<expires (unix s)>.<mac>`; renewed (sliding) as the window is used. */
-export function mintSession(token: string, now: Date, hours: number): { value: string; maxAgeMs: number } {
+export function mintSession(key: string, now: Date, hours: number): { value: string; maxAgeMs: number } {
   const expires = Math.floor(now.getTime() / 1000 + hours * 3600);
-  return { value: `${expires}.${mac(token, 'session', String(expires))}`, maxAgeMs: Math.round(hours * 3_600_000) };
+  return { value: `${expires}.${mac(key, 'session', String(expires))}`, maxAgeMs: Math.round(hours * 3_600_000) };
 }
 
-/** Seconds of life left in a session value signed with `token`, or null if it is not valid now. */
-export function sessionSecondsLeft(value: string, token: string, now: Date): number | null {
+/** Seconds of life left in a session value signed with `key`, or null if it is not valid now. */
+export function sessionSecondsLeft(value: string, key: string, now: Date): number | null {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value);
   if (!m) return null;
   const [, expires, signature] = m as unknown as [string, string, string];
-  if (!sameSecret(signature, mac(token, 'session', expires))) return null;
+  if (!sameSecret(signature, mac(key, 'session', expires))) return null;
   const left = Number(expires) - now.getTime() / 1000;
   return left > 0 ? left : null;
 }
@@ -106,14 +122,15 @@ export function sessionSecondsLeft(value: string, token: string, now: Date): num
  * cookie counts (see above). `renew`: the session is valid and more than a minute old, so the server
  * sends a fresh value (the session slides).
  */
-export function checkCredentials(credentials: Credentials, token: string, now: Date, sessionHours: number): Decision & { renew?: boolean } {
+export function checkCredentials(credentials: Credentials, keys: { readonly token: string; readonly signing: string }, now: Date, sessionHours: number): Decision & { renew?: boolean } {
+  const { token } = keys;
   const m = /^(Session|Bearer)\s+(\S+)\s*$/i.exec(credentials.authorization ?? '');
   if (!m) {
     return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through a login link (pos-sync-agent admin-url, or the tray in the desktop app)' };
   }
   const [, scheme, value] = m as unknown as [string, string, string];
   if (scheme.toLowerCase() === SESSION_SCHEME.toLowerCase()) {
-    const left = sessionSecondsLeft(value, token, now);
+    const left = sessionSecondsLeft(value, keys.signing, now);
     if (left !== null) return { ok: true, renew: left < sessionHours * 3600 - 60 };
     return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
   }

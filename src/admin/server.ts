@@ -23,7 +23,7 @@ import { statusRoutes } from './routes/status';
 import { tillRoutes } from './routes/till';
 import { updatesRoutes } from './routes/updates';
 import { webhookTokenRoutes } from './routes/webhook-token';
-import { isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode } from './security';
+import { isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode, newStartKey, signingKey } from './security';
 import { UsedLoginCodes } from './used-codes';
 
 /** The renderer's build output; from src/admin (tsx) or dist/src/admin (compiled, also inside app.asar). */
@@ -42,9 +42,15 @@ export function defaultRendererDir(): string {
  * (docs/performance.md): no X-Powered-By, no ETag; query strings are read flat (http/request.ts), so
  * `a[b]=c` is no nested object; bodies are read by http/body.ts, files served by http/static-files.ts.
  */
-export function createAdminApp(deps: AdminDeps, port: () => number): { app: (req: http.IncomingMessage, res: http.ServerResponse) => void; closeEvents: () => void } {
+export function createAdminApp(
+  deps: AdminDeps,
+  port: () => number,
+): { app: (req: http.IncomingMessage, res: http.ServerResponse) => void; closeEvents: () => void; signingKey: () => string } {
   const { agent, log } = deps;
   const currentToken = tokenReader(deps.token);
+  // Sessions and login codes die with this server (security.ts): its key is made here, kept nowhere else.
+  const startKey = newStartKey();
+  const currentSigningKey = (): string => signingKey(currentToken(), startKey);
   const app = Router();
 
   // The scraper's own credential, checked before (and instead of) the window's session.
@@ -57,7 +63,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: (req
       log.error('audit of a sign-in:', err);
     }
   };
-  app.use(accessRoutes({ port, token: currentToken, sessionHours: agent.config.admin.sessionHours, usedCodesFile: UsedLoginCodes.fileIn(agent.config.dataDir), onLogin }));
+  app.use(accessRoutes({ port, token: currentToken, signingKey: currentSigningKey, sessionHours: agent.config.admin.sessionHours, usedCodesFile: UsedLoginCodes.fileIn(agent.config.dataDir), onLogin }));
   app.use(statusRoutes(deps, currentToken));
   app.use(tillRoutes(agent));
   app.use(updatesRoutes(deps));
@@ -78,7 +84,7 @@ export function createAdminApp(deps: AdminDeps, port: () => number): { app: (req
   app.use(notFound);
   const fail = errorMiddleware(log);
   app.use(fail);
-  return { app: requestListener(app, fail), closeEvents: events.close };
+  return { app: requestListener(app, fail), closeEvents: events.close, signingKey: currentSigningKey };
 }
 
 export interface RunningAdminServer {
@@ -118,7 +124,7 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
     throw new AppError('renderer_missing', 500, `the status window is not built (${deps.rendererDir}/index.html is missing): run npm run build:renderer`);
   }
   let boundPort = 0;
-  const { app, closeEvents } = createAdminApp(deps, () => boundPort);
+  const { app, closeEvents, signingKey: currentSigningKey } = createAdminApp(deps, () => boundPort);
   const { headersTimeoutMs, loginLinkMinutes } = deps.agent.config.admin;
   // Node enforces these timeouts only when it checks its connections (by default far less often than
   // the timeout), so a slow client stayed well past it: check at a quarter of the timeout, at most
@@ -138,9 +144,8 @@ export async function startAdminServer(deps: AdminDeps, listen: { host: string; 
   boundPort = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${boundPort}/`;
-  const token = tokenReader(deps.token);
   const loginLink = (): { url: string; expiresAt: Date } => {
-    const login = mintLoginCode(token(), new Date(), loginLinkMinutes);
+    const login = mintLoginCode(currentSigningKey(), new Date(), loginLinkMinutes);
     return { url: `${url}?${LOGIN_PARAM}=${login.code}`, expiresAt: login.expiresAt };
   };
   return {

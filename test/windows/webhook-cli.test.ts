@@ -150,8 +150,10 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
     const resumed = await cli(args('resume'), out);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stdout, direct);
-    // A login link for the window the agent will serve when it starts again.
+    // No login link while no agent runs: one made now would be for whoever listens on the port.
     const link = await cli(args('admin-url'), out);
-    process.stdout.write(`# admin-url with no agent: ${link.code} ${link.stdout}${link.stderr}\n`);
+    assert.equal(link.code, 1, `${link.stdout}${link.stderr}`);
+    assert.doesNotMatch(link.stdout, /login=/);
+    assert.match(link.stderr, /no agent is running on .*, so there is no status window to log in to/);
   });
 });

@@ -34,8 +34,16 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
-export function accessRoutes(options: { readonly port: () => number; readonly token: () => string; readonly sessionHours: number; readonly usedCodesFile: string; readonly onLogin?: () => void }): Router.Router {
-  const { port, sessionHours } = options;
+export function accessRoutes(options: {
+  readonly port: () => number;
+  readonly token: () => string;
+  /** What this start of the server signs sessions and login codes with (security.ts, signingKey). */
+  readonly signingKey: () => string;
+  readonly sessionHours: number;
+  readonly usedCodesFile: string;
+  readonly onLogin?: () => void;
+}): Router.Router {
+  const { port, sessionHours, signingKey } = options;
   const currentToken = options.token;
   const usedCodes = new UsedLoginCodes(options.usedCodesFile);
   const router = Router();
@@ -60,22 +68,22 @@ export function accessRoutes(options: { readonly port: () => number; readonly to
     const code = (bodyOf(req) as { code?: unknown } | undefined)?.code;
     if (typeof code !== 'string') throw new AppError('login_code_required', 400, 'send {"code": "<the login link\'s code>"}');
     const now = new Date();
-    const check = verifyLoginCode(code, currentToken(), now);
+    const check = verifyLoginCode(code, signingKey(), now);
     const fresh = check.ok && usedCodes.use(check.nonce, check.expiresAt, now.getTime());
     if (!check.ok || !fresh) {
-      const why = check.ok ? 'This login link has already been used.' : check.reason === 'expired' ? 'This login link has expired.' : 'This link is not valid for this agent.';
+      const why = check.ok ? 'This login link has already been used.' : check.reason === 'expired' ? 'This login link has expired.' : 'This login link is not valid for this agent (a link ends when the agent restarts).';
       throw new AppError(check.ok ? 'login_code_used' : `login_code_${check.reason}`, 401, `${why} Run: ${cliCommand('admin-url')} (or open the window from the tray) for a new one.`);
     }
-    const session = mintSession(currentToken(), now, sessionHours);
+    const session = mintSession(signingKey(), now, sessionHours);
     options.onLogin?.();
     sendJson(res, 200, { session: session.value, expiresInMs: session.maxAgeMs });
   });
 
   router.use('/api', (req, res, next) => {
-    const decision = checkCredentials({ authorization: req.headers.authorization }, currentToken(), new Date(), sessionHours);
+    const decision = checkCredentials({ authorization: req.headers.authorization }, { token: currentToken(), signing: signingKey() }, new Date(), sessionHours);
     if (decision.ok) {
       // Sliding session: each use of the window extends it to admin.sessionHours from now.
-      if (decision.renew) res.setHeader(SESSION_RENEWED_HEADER, mintSession(currentToken(), new Date(), sessionHours).value);
+      if (decision.renew) res.setHeader(SESSION_RENEWED_HEADER, mintSession(signingKey(), new Date(), sessionHours).value);
       next();
       return;
     }

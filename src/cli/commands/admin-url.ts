@@ -1,14 +1,12 @@
 import { AppError } from '../../errors';
 import { EXIT, type Command } from '../command';
-import { LOGIN_PARAM, mintLoginCode } from '../../admin/security';
-import { loadOrCreateToken, rotateToken, tokenFilePath } from '../../admin/token';
+import { rotateToken, tokenFilePath } from '../../admin/token';
 import { timeWithZone } from '../../domain/local-time';
 import { cliCommand } from '../../config/invocation';
 import type { Config } from '../../config/schema';
 import { operatorName } from '../../core';
 import { controlEndpoint, LoginLinkReply } from '../../ops/control-protocol';
 import { ControlClient } from '../../ops/control-request';
-import { runningAgent } from '../../ops/instance';
 import { auditOnDataFolder } from '../../store/audit';
 
 /**
@@ -16,15 +14,17 @@ import { auditOnDataFolder } from '../../store/audit';
  * The link carries a one-time code, not the token: it works once, for admin.loginLinkMinutes.
  * `--rotate` first replaces the token: every open session and unused link stops working.
  *
- * While an agent runs on the data folder the link comes from it, over its control channel
+ * The link comes from the agent running on the data folder, over its control channel
  * (ops/control-access.ts): the token file is not read here, so an administrator gets a link from a
  * service agent whose files are its own, and the link is for the port the agent really listens on.
- * Only when no agent answers there is the link made here from the token file.
+ * Its code is signed with a key of that start of the window's server (admin/security.ts), so with no
+ * agent running there is no link to give: one made here would be for whoever listens on the port
+ * meanwhile, another account's program included. `--rotate` without an agent replaces the token only.
  */
 
-type Link = { url: string; expiresAt: string; rotated: boolean; via: 'agent' | 'direct' };
+type Link = { url: string; expiresAt: string; rotated: boolean };
 
-/** Nothing listens on the channel (no agent, or one from before the route existed): make it here. */
+/** Nothing listens on the channel (no agent, or one from before the route existed). */
 function nobodyAnswers(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ECONNREFUSED' || (err instanceof AppError && err.id === 'not_found');
@@ -34,7 +34,7 @@ async function fromAgent(config: Readonly<Config>, rotate: boolean): Promise<Lin
   const endpoint = controlEndpoint(config.dataDir);
   try {
     const reply = await new ControlClient(endpoint, operatorName(), 30_000).request(LoginLinkReply, { method: 'POST', route: '/login-link', body: { via: 'command line', rotate } });
-    return { ...reply, via: 'agent' };
+    return reply;
   } catch (err) {
     if (nobodyAnswers(err)) return null;
     const code = (err as NodeJS.ErrnoException).code;
@@ -50,15 +50,18 @@ async function fromAgent(config: Readonly<Config>, rotate: boolean): Promise<Lin
   }
 }
 
-function direct(config: Readonly<Config>, rotate: boolean): Link {
-  if (config.admin.port === 0) throw new AppError('admin_port_dynamic', 400, 'admin.port is 0 (a free port chosen at start-up) and no agent answers: use the address `serve` printed');
-  const file = tokenFilePath(config.dataDir, config.admin.tokenFile);
-  const token = rotate ? rotateToken(file) : loadOrCreateToken(file);
-  const host = config.admin.host === '::1' ? '[::1]' : config.admin.host;
-  const login = mintLoginCode(token, new Date(), config.admin.loginLinkMinutes);
-  // The agent audits the links it hands out; here the command does, when the folder has a log.
-  auditOnDataFolder(config.dataDir, `${operatorName()} (command line)`, 'login-link', { rotated: rotate, expiresAt: login.expiresAt.toISOString() });
-  return { url: `http://${host}:${config.admin.port}/?${LOGIN_PARAM}=${login.code}`, expiresAt: login.expiresAt.toISOString(), rotated: rotate, via: 'direct' };
+/** No agent answers: `--rotate` replaces the token file here; no link is made (see above). */
+function withoutAgent(config: Readonly<Config>, rotate: boolean): void {
+  const start = `${cliCommand('serve')}, or start the service`;
+  if (!rotate) {
+    throw new AppError(
+      'agent_not_running',
+      404,
+      `no agent is running on ${config.dataDir}, so there is no status window to log in to: start it (${start}), then run ${cliCommand('admin-url')} again`,
+    );
+  }
+  rotateToken(tokenFilePath(config.dataDir, config.admin.tokenFile));
+  auditOnDataFolder(config.dataDir, `${operatorName()} (command line)`, 'login-link', { rotated: true, linkMade: false });
 }
 
 export const adminUrl: Command = {
@@ -70,14 +73,19 @@ export const adminUrl: Command = {
     const config = ctx.config();
     if (!config.admin.enabled) throw new AppError('admin_disabled', 400, 'the status window is disabled (admin.enabled is false)');
     const rotate = ctx.values.rotate === true;
-    const link = (await fromAgent(config, rotate)) ?? direct(config, rotate);
+    const rotatedText = 'New access token written: every open status window must log in again; scripts need the new token (admin-token file).';
+    const link = await fromAgent(config, rotate);
+    if (!link) {
+      withoutAgent(config, rotate);
+      if (ctx.json) ctx.printJson({ url: null, expiresAt: null, rotated: true });
+      else ctx.out(`${rotatedText}\nNo agent is running on ${config.dataDir}: start it (${cliCommand('serve')}, or start the service), then run ${cliCommand('admin-url')} for a login link.`);
+      return EXIT.ok;
+    }
     if (ctx.json) ctx.printJson({ url: link.url, expiresAt: link.expiresAt, rotated: link.rotated });
     else {
-      if (link.rotated) ctx.out('New access token written: every open status window must log in again; scripts need the new token (admin-token file).');
+      if (link.rotated) ctx.out(rotatedText);
       ctx.out(link.url);
       ctx.out(`(works once, until ${timeWithZone(link.expiresAt)}; keep it private)`);
-      // A link to a port where nothing listens is no use: say so, and how to start the agent.
-      if (link.via === 'direct' && !runningAgent(config.dataDir)) ctx.out(`No agent is running on ${config.dataDir}: the link works once it runs (${cliCommand('serve')}, or start the service).`);
     }
     return EXIT.ok;
   },

@@ -81,10 +81,12 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     const viaHint = cli(['status', '--config', other], shellEnv(home));
     assert.equal(viaHint.status, 0, viaHint.stderr);
     assert.match(viaHint.stdout, /gap: update 3021:1043 \(received .*\) needs update 1042, which has not arrived/);
-    // A login link for a site whose agent is not running says so, with the command that starts it.
+    // No login link for a site whose agent is not running (whoever listened on its port could use
+    // one): it says so, with the command that starts the agent.
     const link = cli(['admin-url'], shellEnv(home));
-    assert.equal(link.status, 0, link.stderr);
-    assert.match(link.stdout, /No agent is running on .*site-data: the link works once it runs \(pos-sync-agent serve, or start the service\)\./);
+    assert.equal(link.status, 1, link.stdout);
+    assert.doesNotMatch(link.stdout, /login=/);
+    assert.match(link.stderr, /no agent is running on .*site-data, so there is no status window to log in to: start it \(pos-sync-agent serve, or start the service\), then run pos-sync-agent admin-url again/);
     // The secrets commands follow the same rule.
     const secrets = cli(['secrets', 'list'], shellEnv(home, { POS_SYNC_CONFIG: other }));
     assert.equal(secrets.status, 0, secrets.stderr);

@@ -10,9 +10,11 @@ import {
   csrfTokenFor,
   isChange,
   isLoopbackBindAddress,
+  newStartKey,
   newToken,
   ownOrigins,
   sameSecret,
+  signingKey,
 } from '../../../src/admin/security';
 
 describe('checkHostHeader', () => {
@@ -43,14 +45,19 @@ describe('tokens', () => {
   });
   it('checkCredentials accepts the window\'s Session header or the bearer token, and no cookie at all (issue 24)', () => {
     const token = newToken();
+    const keys = { token, signing: signingKey(token, newStartKey()) };
     const now = new Date('2026-11-22T12:00:00Z');
-    const session = mintSession(token, now, 12).value;
-    assert.equal(checkCredentials({ authorization: `Session ${session}` }, token, now, 12).ok, true);
-    assert.equal(checkCredentials({ authorization: `Bearer ${token}` }, token, now, 12).ok, true);
+    const session = mintSession(keys.signing, now, 12).value;
+    assert.equal(checkCredentials({ authorization: `Session ${session}` }, keys, now, 12).ok, true);
+    assert.equal(checkCredentials({ authorization: `Bearer ${token}` }, keys, now, 12).ok, true);
     const cases = [
       { authorization: undefined },
       { authorization: `Session ${session}x` },
       { authorization: `Session ${mintSession(newToken(), now, 12).value}` },
+      // Signed with the token alone, or by an earlier start of the server (another start key).
+      { authorization: `Session ${mintSession(token, now, 12).value}` },
+      { authorization: `Session ${mintSession(signingKey(token, newStartKey()), now, 12).value}` },
+      { authorization: `Bearer ${keys.signing}` },
       // The admin token is for scripts as a bearer token, not a session value.
       { authorization: `Session ${token}` },
       { authorization: `Bearer ${session}` },
@@ -59,7 +66,7 @@ describe('tokens', () => {
       { authorization: `Bearer` },
     ];
     for (const c of cases) {
-      const d = checkCredentials(c, token, now, 12);
+      const d = checkCredentials(c, keys, now, 12);
       assert.equal(d.ok, false, JSON.stringify(c));
       if (!d.ok) assert.equal(d.status, 401);
     }
@@ -67,18 +74,22 @@ describe('tokens', () => {
 
   it('a session lasts sessionHours after its last renewal, and is renewed once it is a minute old', () => {
     const token = newToken();
+    const startKey = newStartKey();
+    const keys = { token, signing: signingKey(token, startKey) };
     const t0 = new Date('2026-11-22T12:00:00Z');
-    const authorization = `Session ${mintSession(token, t0, 12).value}`;
+    const authorization = `Session ${mintSession(keys.signing, t0, 12).value}`;
     const at = (ms: number): Date => new Date(t0.getTime() + ms);
-    const fresh = checkCredentials({ authorization }, token, at(30_000), 12);
+    const fresh = checkCredentials({ authorization }, keys, at(30_000), 12);
     assert.deepEqual([fresh.ok, fresh.ok && fresh.renew], [true, false]);
-    const older = checkCredentials({ authorization }, token, at(120_000), 12);
+    const older = checkCredentials({ authorization }, keys, at(120_000), 12);
     assert.deepEqual([older.ok, older.ok && older.renew], [true, true]);
-    const ended = checkCredentials({ authorization }, token, at(12 * 3_600_000 + 1000), 12);
+    const ended = checkCredentials({ authorization }, keys, at(12 * 3_600_000 + 1000), 12);
     assert.equal(ended.ok, false);
     if (!ended.ok) assert.equal(ended.id, 'admin_session_expired');
-    // A rotated token ends it at once.
-    assert.equal(checkCredentials({ authorization }, newToken(), at(1000), 12).ok, false);
+    // A rotated token ends it at once, and so does the next start of the server.
+    const rotated = newToken();
+    assert.equal(checkCredentials({ authorization }, { token: rotated, signing: signingKey(rotated, startKey) }, at(1000), 12).ok, false);
+    assert.equal(checkCredentials({ authorization }, { token, signing: signingKey(token, newStartKey()) }, at(1000), 12).ok, false);
   });
 
   it('a login code is signed with the token, expires, and never contains the token', () => {
@@ -95,6 +106,12 @@ describe('tokens', () => {
     const [exp, nonce, sig] = code.split('.') as [string, string, string];
     assert.deepEqual(verifyLoginCode(`${Number(exp) + 3600}.${nonce}.${sig}`, token, now), { ok: false, reason: 'invalid' }, 'the expiry cannot be extended');
     assert.deepEqual(verifyLoginCode(token, token, now), { ok: false, reason: 'invalid' }, 'the token itself is not a login code');
+    // A code of one start of the server is not valid for the next (security.ts, signingKey).
+    const startKey = newStartKey();
+    const issued = mintLoginCode(signingKey(token, startKey), now, 15).code;
+    assert.equal(verifyLoginCode(issued, signingKey(token, startKey), now).ok, true);
+    assert.deepEqual(verifyLoginCode(issued, signingKey(token, newStartKey()), now), { ok: false, reason: 'invalid' });
+    assert.deepEqual(verifyLoginCode(issued, token, now), { ok: false, reason: 'invalid' });
   });
 });
 
