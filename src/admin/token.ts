@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors';
 import { newToken } from './security';
+import { writeFileExclusive } from '../files/exclusive-write';
 
 export const TOKEN_FILE = 'admin-token';
 
@@ -50,16 +51,9 @@ export function loadOrCreateToken(file: string): string {
 
 function writeTokenFile(file: string, token: string): void {
   // A new file renamed over the old: a reader sees the old token or the new one, never half of one.
-  const temp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600);
-  try {
-    fs.writeSync(fd, `${token}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (process.platform !== 'win32') fs.chmodSync(temp, 0o600);
-  fs.renameSync(temp, file);
+  // Created owner-only, under a name nobody can guess or plant a link at (admin.tokenFile may name a
+  // folder others can write).
+  writeFileExclusive(file, `${token}\n`, 0o600);
 }
 
 /**

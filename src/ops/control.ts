@@ -10,7 +10,7 @@ import { requestListener } from '../http/listener';
 import type { Logger } from '../log';
 import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
-import { writeFileExclusive } from './exclusive-write';
+import { writeFileExclusive } from '../files/exclusive-write';
 import { controlSecretRoutes } from './control-secrets';
 import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir, newControlPipe } from './control-protocol';
 

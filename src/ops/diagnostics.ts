@@ -16,7 +16,7 @@ import { clockWatch, machineTimezone } from '../clock';
 import { TZ_TABLE_RELEASE } from '../domain/utc-offsets';
 import { checkDisk } from './disk';
 import { runningAgent } from './instance';
-import { createExclusiveStream } from './exclusive-write';
+import { createExclusiveStream } from '../files/exclusive-write';
 import { backupDir, logDir, secretsFile } from './paths';
 import { readTunnelState } from './tunnel';
 import { appVersion } from '../version';

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/schema';
 import type { ConfigProblem } from '../errors';
+import { tokenFilePath } from '../admin/token';
 import { walkFolder } from './folder-walk';
 import { backupDir, logDir } from './paths';
 
@@ -114,9 +115,13 @@ export function ownershipProblems(config: Readonly<Config>, platform: NodeJS.Pla
   const data = folderOffences(config.dataDir, 2, uid);
   if (data.length > 0) problems.push(problemFor('dataDir', config.dataDir, data));
   const inside = (dir: string): boolean => !path.relative(config.dataDir, dir).startsWith('..') && !path.isAbsolute(path.relative(config.dataDir, dir));
+  // The secrets and the window's token, when configured outside the data folder: in a folder another
+  // account may write, it could replace them with values it knows (a webhook token of its own).
   for (const [field, dir] of [
     ['log.dir', logDir(config)],
     ['backup.dir', backupDir(config)],
+    ['secrets.file', path.dirname(path.resolve(config.dataDir, config.secrets.file ?? 'secrets.json'))],
+    ['admin.tokenFile', path.dirname(tokenFilePath(config.dataDir, config.admin.tokenFile))],
   ] as const) {
     if (inside(dir)) continue;
     const offences = folderOffences(dir, 0, uid);

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema';
 import { AppError } from '../errors';
 import { redactor } from '../log';
 import { isSecretName, SECRET_NAMES, secretEnvName, type SecretName, type SecretStore } from '../config/secret-names';
+import { writeFileExclusive } from '../files/exclusive-write';
 
 /**
  * Secrets (the webhook bearer token, employee-interface credentials, the tunnel's token) live outside
@@ -89,18 +90,10 @@ export class FileSecretStore implements SecretStore {
   }
 
   private write(content: SecretFileContent): void {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    // Created owner-only from the start: the value never sits in a readable file, even briefly.
-    const fd = fs.openSync(temp, 'w', 0o600);
-    try {
-      fs.writeSync(fd, `${JSON.stringify(content, null, 2)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.chmodSync(temp, 0o600);
-    fs.renameSync(temp, this.file);
+    // Created owner-only from the start (the value never sits in a readable file, even briefly), as
+    // a new file under a name nobody can guess or plant a link at (secrets.file may name a folder
+    // others can write), then renamed over the old.
+    writeFileExclusive(this.file, `${JSON.stringify(content, null, 2)}\n`, 0o600);
   }
 
   get(name: SecretName): string | null {

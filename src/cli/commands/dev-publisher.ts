@@ -3,7 +3,7 @@ import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
 import { isLoopbackHost } from '../../http/loopback';
 import { redactor } from '../../log';
-import { writeFileExclusive } from '../../ops/exclusive-write';
+import { writeFileExclusive } from '../../files/exclusive-write';
 import { headlessSecretStore, secretsFileFor } from '../../ops/secrets';
 import {
   dateOf,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../../errors';
 import { AGENT_FILE, appliedMigrations, STAFF_FILE, TILL_FILE, type Db, type StoreFileKind } from '../../store/database';
-import { makeNewDir, partialNameFor } from '../exclusive-write';
+import { makeNewDir, partialNameFor } from '../../files/exclusive-write';
 import { makePrivateDir, makePrivateFile } from '../private-files';
 import type { BackupFile } from '../states';
 
@@ -65,7 +65,7 @@ export const CONSISTENCY_ATTEMPTS = 5;
  */
 export async function writeBackupSet(sources: BackupSources, folder: string, now: Date): Promise<void> {
   // backup.dir may be a folder others can write: built under an unguessable name, created new (never
-  // an existing folder or a planted link to one), then renamed into place (ops/exclusive-write.ts).
+  // an existing folder or a planted link to one), then renamed into place (files/exclusive-write.ts).
   const partial = partialNameFor(folder);
   try {
     const files: { file: string; db: Db; kind: StoreFileKind }[] = [

@@ -96,6 +96,44 @@ describe('files written outside the data folder, with links planted by a second 
     assert.ok(fs.lstatSync(`${out}.partial`).isSymbolicLink(), 'nobody\'s link is left as it was, not followed');
   });
 
+  it("secrets set with secrets.file in a shared folder: files nobody planted at the writer's old temporary names get nothing", () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const shared = sharedParent();
+    const secretsFile = path.join(shared, 'pos-secrets.json');
+    const config = writeConfig(tempDir(), { dataDir, webhook: { port: 0 }, admin: { port: 0 }, secrets: { file: secretsFile } });
+    // The old writer opened `<file>.<pid>.tmp` without O_EXCL: nobody plants that name, writable by
+    // all, for the pids the next processes will get.
+    const next = Number(fs.readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+    const planted = Array.from({ length: 200 }, (_, i) => `${secretsFile}.${next + 1 + i}.tmp`);
+    assert.equal(asNobody(['sh', '-c', `umask 000; for f in ${planted.map((f) => `'${f}'`).join(' ')}; do : > "$f"; done`]).status, 0);
+    const secret = 'S3cr3t-employee-api-password';
+    const r = spawnSync(process.execPath, [CLI, 'secrets', 'set', 'employees.auth.password', '--config', config], { input: `${secret}\n`, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    for (const f of planted) assert.equal(fs.readFileSync(f, 'utf8'), '', `${f} received the secret`);
+    const st = fs.lstatSync(secretsFile);
+    assert.ok(st.isFile());
+    assert.equal(st.mode & 0o777, 0o600);
+    assert.equal(st.uid, process.getuid!());
+    assert.match(fs.readFileSync(secretsFile, 'utf8'), new RegExp(secret));
+    assert.deepEqual(fs.readdirSync(shared).filter((f) => f.endsWith('.partial')), [], 'a half-written file was left');
+  });
+
+  it('serve refuses secrets.file or admin.tokenFile in a folder another account may write, naming the key', () => {
+    const shared = tempDir();
+    fs.chmodSync(shared, 0o777);
+    for (const [key, value] of [
+      ['secrets', { file: path.join(shared, 'secrets.json') }],
+      ['admin', { port: 0, tokenFile: path.join(shared, 'admin-token') }],
+    ] as const) {
+      const dataDir = path.join(tempDir(), 'data');
+      const config = writeConfig(tempDir(), { dataDir, webhook: { port: 0 }, admin: { port: 0 }, [key]: value });
+      const r = cli(config, ['serve']);
+      assert.equal(r.status, 3, r.out);
+      const field = key === 'secrets' ? 'secrets.file' : 'admin.tokenFile';
+      assert.match(r.out, new RegExp(`${field.replace('.', '\\.')}: refusing to use ${shared.replace(/[/.]/g, '\\$&')}, which another account could have changed`));
+    }
+  });
+
   it('dev publisher --expect-out: a planted link at the file is replaced, its target untouched', () => {
     const victim = path.join(tempDir(), 'victim.txt');
     fs.writeFileSync(victim, 'keep\n');

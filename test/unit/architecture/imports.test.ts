@@ -10,8 +10,9 @@ import { describe, it } from 'node:test';
  * Type-only imports count: they are dependencies of the design as much as of the code.
  *
  * The layers, lowest first:
- *   0  foundations: domain (pure rules and wording), config, http helpers, threads, errors, log, clock,
- *      version, crash-points (the test-only crash hook);
+ *   0  foundations: domain (pure rules and wording), config, http helpers, threads, files (writing a
+ *      file where another account may write), errors, log, clock, version, crash-points (the
+ *      test-only crash hook);
  *   1  the files: store (agent.db, staff.db, opening all three) and till (pos-sync.db, the contract);
  *   2  what moves data: sync (the applier), webhook (the receiver), employees (the staff interface);
  *   3  the running agent: core.ts (the three files and their queries) and agent.ts (the threads and
@@ -24,7 +25,7 @@ import { describe, it } from 'node:test';
  * A new top-level folder or file in src/ must be given a layer here before its imports are allowed.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['domain', 'config', 'http', 'threads', 'errors.ts', 'log.ts', 'log-rotation.ts', 'clock.ts', 'version.ts', 'crash-points.ts'],
+  ['domain', 'config', 'http', 'threads', 'files', 'errors.ts', 'log.ts', 'log-rotation.ts', 'clock.ts', 'version.ts', 'crash-points.ts'],
   ['store', 'till'],
   ['sync', 'webhook', 'employees'],
   ['core.ts', 'agent.ts'],
