@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config/schema';
+import { machineConfigTrusted } from '../config/windows-service';
 import { resolveSiteConfig, type SiteConfig } from '../config/site';
 import { configureLogging, type Logger } from '../log';
 import { loadConfigWithSecrets } from '../ops/secrets';
@@ -65,7 +66,7 @@ export function makeContext(args: string[], values: CommandContext['values']): C
   let cached: Readonly<Config> | null = null;
   let site: SiteConfig | null = null;
   const siteConfig = (): SiteConfig => {
-    site ??= resolveSiteConfig({ option: typeof values.config === 'string' ? values.config : null, exists: (file) => fs.existsSync(file) });
+    site ??= resolveSiteConfig({ option: typeof values.config === 'string' ? values.config : null, exists: (file) => fs.existsSync(file), machineTrusted: () => machineConfigTrusted() });
     return site;
   };
   return {

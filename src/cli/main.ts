@@ -8,6 +8,7 @@ import { COMMANDS, dataUseOf } from './commands';
 import { checkSite } from './site-check';
 import { setInvocationConfigArgument } from '../config/invocation';
 import { configArgument } from '../config/site';
+import { machineConfigTrusted } from '../config/windows-service';
 import { guardOutputStreams, writeErr, writeOut } from './output';
 import { restrictUmask } from '../ops/private-files';
 import { didYouMean } from '../domain/did-you-mean';
@@ -268,7 +269,7 @@ export async function run(rawArgv: readonly string[]): Promise<number> {
     }
     const ctx = makeContext(positionals, parsed.values);
     // Hints this command prints (`Run: pos-sync-agent ...`) carry the --config it needs to reach this site.
-    setInvocationConfigArgument(configArgument(ctx.site(), { exists: (file) => fs.existsSync(file) }));
+    setInvocationConfigArgument(configArgument(ctx.site(), { exists: (file) => fs.existsSync(file), machineTrusted: () => machineConfigTrusted() }));
     checkSite(ctx, command.name, dataUseOf(command));
     return await command.run(ctx);
   } catch (err) {

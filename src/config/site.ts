@@ -30,6 +30,11 @@ export interface SiteConfig {
   readonly defaultDataDir: string;
   /** True when this is the machine-wide (service) configuration. */
   readonly machine: boolean;
+  /**
+   * The machine-wide file, when it exists but was not used: on Windows no `pos-sync-agent` service is
+   * registered, so nothing says an administrator put it there (config/windows-service.ts).
+   */
+  readonly ignoredMachineFile?: string;
 }
 
 export const APP_NAME = 'pos-sync-agent';
@@ -86,6 +91,8 @@ export interface ResolveOptions {
   readonly home?: string;
   readonly cwd?: string;
   readonly exists: (file: string) => boolean;
+  /** Whether the machine-wide file, when it exists, may be used (machineConfigTrusted); default yes. */
+  readonly machineTrusted?: () => boolean;
 }
 
 /** The site's configuration by the rule above (pure: the file system is asked only through `exists`). */
@@ -103,14 +110,23 @@ export function resolveSiteConfig(options: ResolveOptions): SiteConfig {
   if (options.option) return modeOf(options.option, 'option');
   const fromEnv = env[CONFIG_ENV];
   if (fromEnv) return modeOf(fromEnv, 'environment');
-  if (options.exists(machineFile)) return modeOf(machineFile, 'machine');
+  let ignored: { ignoredMachineFile: string } | Record<string, never> = {};
+  if (options.exists(machineFile)) {
+    if (options.machineTrusted?.() ?? true) return modeOf(machineFile, 'machine');
+    ignored = { ignoredMachineFile: machineFile };
+  }
   const user = userConfigFiles(env, platform, options.home).find((f) => options.exists(f));
-  if (user) return modeOf(user, 'user');
-  return { file: null, source: 'defaults', machine: false, defaultDataDir: userDir };
+  if (user) return { ...modeOf(user, 'user'), ...ignored };
+  return { file: null, source: 'defaults', machine: false, defaultDataDir: userDir, ...ignored };
 }
 
 /** How the configuration was found, for the line a command prints before it acts. */
 export function describeSite(site: SiteConfig): string {
+  const found = describeSource(site);
+  return site.ignoredMachineFile ? `${found}; ${site.ignoredMachineFile} ignored: no ${APP_NAME} service is registered on this PC` : found;
+}
+
+function describeSource(site: SiteConfig): string {
   switch (site.source) {
     case 'option':
       return `${site.file} (--config)`;

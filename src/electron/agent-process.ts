@@ -13,6 +13,7 @@ import { restrictUmask } from '../ops/private-files';
 import { ownershipProblems } from '../ops/ownership';
 import { startAgent, type StartedAgent } from '../ops/startup';
 import { configArgument, siteForFile } from '../config/site';
+import { machineConfigTrusted } from '../config/windows-service';
 import { setInvocationConfigArgument } from '../config/invocation';
 import { loadConfigWithSecrets } from '../ops/secrets';
 import { parseParentMessage, type ChildMessage, type ParentMessage, type SecretSources } from './channel';
@@ -170,7 +171,7 @@ class AgentProcess {
     const site = siteForFile(message.configFile);
     const { config } = loadConfigWithSecrets({ file: site.file, defaultDataDir: site.defaultDataDir, store: new HandedSecrets(message.secrets) });
     // The window's hints (force-apply, conflicts) carry the --config a command needs to reach this agent.
-    setInvocationConfigArgument(configArgument(site, { exists: (file) => fs.existsSync(file) }));
+    setInvocationConfigArgument(configArgument(site, { exists: (file) => fs.existsSync(file), machineTrusted: () => machineConfigTrusted() }));
     // Before the log file is opened in it: a data folder another account could have prepared is not used at all.
     const foreign = ownershipProblems(config);
     if (foreign.length > 0) throw ConfigError.of(foreign);

@@ -4,6 +4,7 @@ import { app, BrowserWindow, dialog, Menu, nativeImage, safeStorage, shell, Tray
 import electronLog from 'electron-log/main';
 import type { LoadOptions } from '../config/load';
 import { resolveSiteConfig } from '../config/site';
+import { machineConfigTrusted } from '../config/windows-service';
 import { AppError, ConfigError, describeError } from '../errors';
 import { configureLogging, redactor, type Logger } from '../log';
 import { installCrashHandlers } from '../ops/crash';
@@ -382,7 +383,7 @@ function main(): void {
     try {
       // The same rule as every other entry point (config/site.ts): --config, POS_SYNC_CONFIG, the
       // machine-wide file, the user's own, else built-in defaults.
-      const site = resolveSiteConfig({ option: desktopConfigOption(process.argv), exists: (f) => fs.existsSync(f) });
+      const site = resolveSiteConfig({ option: desktopConfigOption(process.argv), exists: (f) => fs.existsSync(f), machineTrusted: () => machineConfigTrusted() });
       const options: LoadOptions = { file: site.file, defaultDataDir: site.defaultDataDir };
       const mode = desktopMode(site, rawConfigInput(options).raw, dataDirFor(options));
       if (mode.kind === 'client') {

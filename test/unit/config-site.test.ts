@@ -50,6 +50,29 @@ describe('the site configuration every entry point finds (config/site.ts)', () =
     assert.equal(resolveSiteConfig({ ...WINDOWS, exists: all }).file, 'C:\\ProgramData\\pos-sync-agent\\config.json');
   });
 
+  it("passes over a machine-wide file that is not trusted (Windows without the service), saying so", () => {
+    const machine = 'C:\\ProgramData\\pos-sync-agent\\config.json';
+    const user = 'C:\\Users\\manager\\AppData\\Roaming\\pos-sync-agent\\config.json';
+    let asked = 0;
+    const untrusted = (): boolean => {
+      asked += 1;
+      return false;
+    };
+    const both = resolveSiteConfig({ ...WINDOWS, exists: (f) => f === machine || f === user, machineTrusted: untrusted });
+    assert.deepEqual([both.source, both.file, both.machine, both.ignoredMachineFile], ['user', user, false, machine]);
+    assert.equal(describeSite(both), `${user} (this user's); ${machine} ignored: no pos-sync-agent service is registered on this PC`);
+    const alone = resolveSiteConfig({ ...WINDOWS, exists: (f) => f === machine, machineTrusted: untrusted });
+    assert.deepEqual([alone.source, alone.file, alone.ignoredMachineFile], ['defaults', null, machine]);
+    assert.equal(alone.defaultDataDir, 'C:\\Users\\manager\\AppData\\Roaming\\pos-sync-agent', 'not the service\'s data folder');
+    // Trusted, it is the site as before; with no machine-wide file the question is never asked.
+    assert.equal(resolveSiteConfig({ ...WINDOWS, exists: (f) => f === machine, machineTrusted: () => true }).source, 'machine');
+    asked = 0;
+    assert.equal(resolveSiteConfig({ ...WINDOWS, exists: (f) => f === user, machineTrusted: untrusted }).ignoredMachineFile, undefined);
+    assert.equal(asked, 0);
+    // Named on purpose (--config, POS_SYNC_CONFIG), the file is used: the service itself starts that way.
+    assert.equal(resolveSiteConfig({ ...WINDOWS, option: machine, exists: () => true, machineTrusted: untrusted }).machine, true);
+  });
+
   it('keeps data in the machine-wide folder only for the machine-wide file, however it was named', () => {
     for (const site of [
       resolveSiteConfig({ ...LINUX, env: {}, exists: (f) => f === '/etc/pos-sync-agent/config.json' }),

@@ -277,5 +277,11 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
     assert.ok(fs.existsSync(path.join(SITE, 'config.json')));
     assert.deepEqual(rows(), stored, 'every row kept after unregistering');
     assert.equal(lastSequence(DATA, 3021), 1043);
+
+    // 8. With no service registered, the machine-wide file is no longer the site's: any account can
+    //    make that folder under %ProgramData%, only an administrator can register a service.
+    const unregistered = await cli(['status'], { outDir });
+    assert.doesNotMatch(unregistered.stdout, /\(machine-wide\)/);
+    assert.match(unregistered.stdout, /C:\\ProgramData\\pos-sync-agent\\config\.json ignored: no pos-sync-agent service is registered on this PC/);
   });
 });
