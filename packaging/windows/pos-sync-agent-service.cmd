@@ -36,6 +36,13 @@ if not exist "%SITE%\data\" goto failed
 if not exist "%SITE%\service-logs\" goto failed
 if not exist "%SITE%\config.json" goto failed
 set "STEP=icacls"
+rem A folder that was there before may have been made by any account (Users may create folders under
+rem %ProgramData%): Administrators take it over, and every entry written on it and on what it holds
+rem goes, before the grants below replace what is inherited.
+"%SystemRoot%\System32\icacls.exe" "%SITE%" /setowner *S-1-5-32-544 /T /C /Q >nul
+if errorlevel 1 goto failed
+"%SystemRoot%\System32\icacls.exe" "%SITE%" /reset /T /C /Q >nul
+if errorlevel 1 goto failed
 "%SystemRoot%\System32\icacls.exe" "%SITE%" /inheritance:r /grant:r "*S-1-5-18:(OI)(CI)F" "*S-1-5-32-544:(OI)(CI)F" "*S-1-5-19:(OI)(CI)M" "*S-1-5-32-545:(RX)" >nul
 if errorlevel 1 goto failed
 "%SystemRoot%\System32\icacls.exe" "%SITE%\config.json" /grant "*S-1-5-32-545:R" >nul

@@ -20,7 +20,8 @@ import { walkFolder } from './folder-walk';
  * 2. Explicit modes where this code creates files (`PRIVATE_FILE_MODE`), and `securePrivateData()`
  *    at start-up, which tightens files left by older versions or created under another umask.
  * 3. On Windows (no umask), an ACL on the data folder granting only the owner, SYSTEM and
- *    Administrators, inherited by everything created inside it (`windowsPrivateAclArgs`).
+ *    Administrators, inherited by everything created inside it (`applyWindowsPrivateAcl`), on a
+ *    folder the agent's account owns and with no entry another account wrote there left on it.
  *
  * The one exception is the till's own file, `pos-sync.db` with its `-wal` and `-shm` (a WAL reader
  * needs both): `till.readerGroup` may read those three, nothing else (`applyTillReaderAccess`).
@@ -207,6 +208,24 @@ export function windowsPrivateAclArgs(target: string, options: { owner: string; 
 }
 
 /**
+ * icacls arguments making the agent's account the owner of `target`. The owner may always change an
+ * ACL: a folder another account made (any account may create one under %ProgramData% before the
+ * installer runs) stayed that account's to open again, whatever entries the agent granted.
+ */
+export function windowsOwnerArgs(target: string, owner: string): string[] {
+  return [target, '/setowner', owner, '/Q'];
+}
+
+/**
+ * icacls arguments dropping every entry written on `target` itself (`/reset`: only what it inherits is
+ * left, until the grants of windowsPrivateAclArgs replace that too). `/grant:r` replaces the entries
+ * of the accounts it names only: one another account gave itself stayed.
+ */
+export function windowsResetArgs(target: string): string[] {
+  return [target, '/reset', '/Q'];
+}
+
+/**
  * icacls arguments adding read access for the till's account or group to one of the till's files.
  * Windows grants "bypass traverse checking" to everyone, so the folder needs no entry for it.
  */
@@ -222,9 +241,27 @@ function runIcacls(args: readonly string[], log: Logger): void {
   log.debug(`icacls ${args.join(' ')}`);
 }
 
-/** Windows: the data folder (and the log and backup folders elsewhere) private, inherited by their contents. */
+/**
+ * Windows: the data folder (and the log and backup folders elsewhere) private, inherited by their
+ * contents: owned by the agent's account, every entry another account wrote on it dropped, then
+ * full control for the owner, SYSTEM and Administrators only. Only an owner may reset the entries
+ * safely (an owner can always grant itself access again), so a folder whose owner the agent's account
+ * cannot become keeps its entries and the log says so; the grants are made either way, and a folder
+ * that cannot get them stops start-up.
+ */
 export function applyWindowsPrivateAcl(dirs: readonly string[], log: Logger): void {
   if (POSIX) return;
   const owner = windowsAccountName();
-  for (const dir of dirs) if (fs.existsSync(dir)) runIcacls(windowsPrivateAclArgs(dir, { owner, directory: true }), log);
+  for (const dir of dirs) {
+    if (!fs.existsSync(dir)) continue;
+    let owned = true;
+    try {
+      runIcacls(windowsOwnerArgs(dir, owner), log);
+    } catch (err) {
+      owned = false;
+      log.warn(`${dir}: could not make ${owner} its owner, so the entries other accounts may have on it stay: ${(err as Error).message}`);
+    }
+    if (owned) runIcacls(windowsResetArgs(dir), log);
+    runIcacls(windowsPrivateAclArgs(dir, { owner, directory: true }), log);
+  }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCrash } from '../../../src/ops/crash';
 import { ConfigError } from '../../../src/errors';
-import { SID_ADMINISTRATORS, SID_SYSTEM, TILL_FILES, windowsAccountName, windowsPrivateAclArgs, windowsTillReaderAclArgs } from '../../../src/ops/private-files';
+import { SID_ADMINISTRATORS, SID_SYSTEM, TILL_FILES, windowsAccountName, windowsOwnerArgs, windowsPrivateAclArgs, windowsResetArgs, windowsTillReaderAclArgs } from '../../../src/ops/private-files';
 
 describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
   it('a private folder: inheritance removed, full control for the owner, SYSTEM and Administrators only, inherited by its contents', () => {
@@ -22,6 +22,11 @@ describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
     assert.deepEqual(args.slice(1), ['/inheritance:r', '/grant:r', 'manager:F', `${SID_SYSTEM}:F`, `${SID_ADMINISTRATORS}:F`, '/Q']);
     // Everyone, Users and Authenticated Users are never granted anything.
     assert.ok(!args.some((a) => /Everyone|Users|S-1-1-0|S-1-5-11|S-1-5-32-545/.test(a)));
+  });
+
+  it("before the grants: the agent's account made the owner, and the entries written on the folder dropped", () => {
+    assert.deepEqual(windowsOwnerArgs('C:\\ProgramData\\pos-sync-agent\\data', 'NT AUTHORITY\\LOCAL SERVICE'), ['C:\\ProgramData\\pos-sync-agent\\data', '/setowner', 'NT AUTHORITY\\LOCAL SERVICE', '/Q']);
+    assert.deepEqual(windowsResetArgs('C:\\data'), ['C:\\data', '/reset', '/Q']);
   });
 
   it('well-known SIDs, not names that change with the language of Windows', () => {
