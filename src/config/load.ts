@@ -138,17 +138,45 @@ export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
   const env = options.env ?? process.env;
   const fromFile = options.file ? readConfigFile(options.file) : {};
   const merged = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
-  return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd());
+  return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd(), valueSources(env, options.file ?? null));
 }
 
-export function parseConfig(input: unknown, relativeTo: string = process.cwd()): Readonly<Config> {
+/**
+ * Where a configuration value came from, for the error that names it: the POS_SYNC__ variable that
+ * set it (or a section around it), else the file. A value nobody can find in the file named is no help.
+ */
+export function valueSources(env: NodeJS.ProcessEnv, file: string | null): (keyPath: readonly PropertyKey[]) => string | null {
+  const variables = Object.keys(env)
+    .filter((name) => name.startsWith(ENV_PREFIX) && env[name] !== undefined)
+    .map((name) => ({ name, keys: name.slice(ENV_PREFIX.length).split('__').filter((k) => k.length > 0) }))
+    .filter((v) => v.keys.length > 0);
+  return (keyPath) => {
+    const keys = keyPath.map(String);
+    const covers = (v: { keys: string[] }): boolean => {
+      const n = Math.min(v.keys.length, keys.length);
+      return v.keys.slice(0, n).every((k, i) => k === keys[i]);
+    };
+    const set = variables.filter(covers).map((v) => v.name);
+    if (set.length > 0) return `set by the environment variable ${set.join(', ')}`;
+    return file ? `in ${file}` : null;
+  };
+}
+
+export function parseConfig(input: unknown, relativeTo: string = process.cwd(), sourceOf: (keyPath: readonly PropertyKey[]) => string | null = () => null): Readonly<Config> {
   const parsed = ConfigSchema.safeParse(input);
   if (!parsed.success) {
+    const from = (keyPath: readonly PropertyKey[]): string => {
+      const source = sourceOf(keyPath);
+      return source ? ` (${source})` : '';
+    };
     // Every mistake at once: a site fixing its file should not need one restart per typo.
     throw ConfigError.of(
       parsed.error.issues.map((issue) => ({
         field: issue.path.length > 0 ? issue.path.join('.') : '(root)',
-        message: issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, issue.path) : issue.message,
+        message:
+          issue.code === 'unrecognized_keys'
+            ? issue.keys.map((k) => `${unknownKeysMessage([k], issue.path)}${from([...issue.path, k])}`).join('; ')
+            : `${issue.message}${from(issue.path)}`,
       })),
     );
   }

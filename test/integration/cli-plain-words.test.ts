@@ -32,6 +32,16 @@ describe('the command line in plain words', () => {
     assert.equal(r.status, 3);
     assert.match(r.stderr, /\(root\): unknown key webhok \(did you mean webhook\?\)/);
     assert.match(r.stderr, /sync: unknown key baselinSettleSeconds \(did you mean baselineSettleSeconds\?\)/);
+    // Each names where the value was, so it can be found.
+    assert.ok(r.stderr.includes(`unknown key webhok (did you mean webhook?) (in ${bad})`), r.stderr);
+  });
+
+  it('names the environment variable a wrong key or value came from, not the file', () => {
+    const r = cli(['status', '--config', config], { POS_SYNC__admin__prot: '9000', POS_SYNC__sync__pollIntervalMs: '"soon"' });
+    assert.equal(r.status, 3);
+    assert.match(r.stderr, /admin: unknown key prot \(did you mean port\?\) \(set by the environment variable POS_SYNC__admin__prot\)/);
+    assert.match(r.stderr, /sync\.pollIntervalMs: .* \(set by the environment variable POS_SYNC__sync__pollIntervalMs\)/);
+    assert.ok(!r.stderr.includes(`(in ${config})`), 'the file was blamed for what the environment set');
   });
 
   it('explains an unknown option without parser jargon, and suggests the command meant', () => {

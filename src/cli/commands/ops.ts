@@ -306,7 +306,7 @@ export const diagnoseCommand: Command = {
     const out = typeof ctx.values.out === 'string' ? path.resolve(ctx.values.out) : defaultDiagnosticsFile(config);
     const result = await writeDiagnostics(config, out);
     if (ctx.json) ctx.printJson(result);
-    else ctx.out(`Diagnostics written: ${result.file} (${formatBytes(result.bytes)}, ${result.entries.length} files)`);
+    else ctx.out(`Diagnostics written: ${result.file} (${formatBytes(result.bytes)}, ${result.entries.length} files), of the data folder ${config.dataDir} (configuration: ${describeSite(ctx.site())})`);
     return EXIT.ok;
   },
 };

@@ -299,7 +299,7 @@ export const status: Command = {
       const severity = severityOf(reply, now, (iso) => timeWithZone(iso), ops.agent ? { reachable: true } : { reachable: false, why: `no agent is running on ${config.dataDir}`, locationsCurrent: true });
       if (ctx.json) ctx.printJson({ severity, paused: pauseNow, resuming: reply.resuming, locations, neverReceived: reply.neverReceived, staff: reply.staff, ops: ops.json });
       else {
-        ctx.out(`Data folder: ${config.dataDir}`);
+        // The data folder is named above, with the configuration (cli/site-check.ts).
         ctx.out(`${severity.light.toUpperCase()} — ${severity.headline}`);
         if (severity.reasons.length > 1) for (const r of severity.reasons) ctx.out(`  [${r.light}] ${r.text}`);
         if (pauseNow.paused) ctx.out(describePause(pauseNow));

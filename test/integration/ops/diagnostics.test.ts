@@ -90,7 +90,8 @@ describe('diagnostics bundle', () => {
     const out = path.join(dataDir, 'support.zip');
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'pos-sync-agent.cjs'), 'diagnose', '--out', out, '--config', config], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Diagnostics written: .*support\.zip/);
+    assert.ok(r.stdout.includes(`, of the data folder ${dataDir} (configuration: ${config} (--config))`), r.stdout);
+    assert.match(r.stdout, /^Diagnostics written: .*support\.zip \(/);
     const zip = readZip(out);
     assert.match(zip.get('database.json')!.toString('utf8'), /no database yet/);
     assert.ok(zip.has('versions.json'));
