@@ -151,7 +151,7 @@ interface RunSizeFigures {
   idleRssBytes: number;
   peakRssBytes: number;
   idleThreadHeaps?: Record<string, { totalHeapBytes: number; usedHeapBytes: number } | null>;
-  peakParts?: { untilAckOverIdleBytes: number; anonymousOverIdleBytes: number; fileOverIdleBytes: number; highestSampleAfterAck: boolean; applierThreadAtHighest: boolean };
+  peakParts?: { untilAckOverIdleBytes: number; anonymousOverIdleBytes: number; fileOverIdleBytes: number; highestSampleAfterAck: boolean; applierThreadAtHighest: boolean; applierThreadAtAck?: boolean };
   ratios: { ackVsParsePlusBodyInsert: number; applyVsRawRowsInsert: number; applyVsUnindexedRowsInsert: number; peakRssVsPayload: number; peakOverIdleRssVsPayload: number };
   changes?: { items: number; days: number; changes: number; changesMs: number; perItemQueriesMs: number; ratio: number };
 }
@@ -197,6 +197,7 @@ const RUN_SIZES_TABLE = {
     if (sizes.every((s) => s.peakParts)) {
       rows.push(
         row('first publication: peak RSS by its 200 (the receipt), over idle', '', (s) => mb(s.peakParts!.untilAckOverIdleBytes)),
+        ...(sizes.every((s) => s.peakParts!.applierThreadAtAck !== undefined) ? [row('... applier thread already running at the 200', '', (s) => (s.peakParts!.applierThreadAtAck ? 'yes' : 'no'))] : []),
         row('first publication: highest RSS sampled, over idle: anonymous; files', '', (s) => `${mb(s.peakParts!.anonymousOverIdleBytes)}; ${mb(s.peakParts!.fileOverIdleBytes)}`),
         row('... sampled during; applier thread running', '', (s) => `${s.peakParts!.highestSampleAfterAck ? 'the apply' : 'the receipt'}; ${s.peakParts!.applierThreadAtHighest ? 'yes' : 'no'}`),
       );

@@ -53,8 +53,9 @@ export interface PeakParts {
   readonly fileOverIdleBytes: number;
   /** Whether that sample came after the 200 (during the apply) or before it (during the receipt). */
   readonly highestSampleAfterAck: boolean;
-  /** Whether the applier thread was running at that sample. */
+  /** Whether the applier thread was running at that sample, and when the 200 arrived. */
   readonly applierThreadAtHighest: boolean;
+  readonly applierThreadAtAck: boolean;
   readonly samples: number;
 }
 
@@ -66,6 +67,7 @@ export class PeakSampler {
   private timer: NodeJS.Timeout | null = null;
   private highest: { memory: StatusMemory; afterAck: boolean; applier: boolean } | null = null;
   private atAck: StatusMemory | null = null;
+  private applierAtAck = false;
   private samples = 0;
 
   constructor(
@@ -81,6 +83,7 @@ export class PeakSampler {
 
   ack(): void {
     this.atAck = statusMemory(this.pid);
+    this.applierAtAck = hasThread(this.pid, 'applier');
     this.sample();
   }
 
@@ -110,6 +113,7 @@ export class PeakSampler {
       fileOverIdleBytes: highest.memory.fileBytes - this.idle.fileBytes,
       highestSampleAfterAck: highest.afterAck,
       applierThreadAtHighest: highest.applier,
+      applierThreadAtAck: this.applierAtAck,
       samples: this.samples,
     };
   }

@@ -656,6 +656,7 @@ function table(results: SizeResult[]): string {
     ['agent RSS when idle (applier rested)', ...results.map((r) => mb(r.idleRssBytes))],
     ['peak RSS, first publication', ...results.map((r) => mb(r.firstPublicationPeakRssBytes))],
     ['  over idle by the 200 (the receipt)', ...results.map((r) => mb1(r.peakParts.untilAckOverIdleBytes))],
+    ['  applier thread running at the 200', ...results.map((r) => (r.peakParts.applierThreadAtAck ? 'yes' : 'no'))],
     ['  highest sample over idle: anon + files', ...results.map((r) => `${mb1(r.peakParts.anonymousOverIdleBytes)} + ${mb1(r.peakParts.fileOverIdleBytes)}`)],
     ['  ... during; applier thread running', ...results.map((r) => `${r.peakParts.highestSampleAfterAck ? 'apply' : 'receipt'}; ${r.peakParts.applierThreadAtHighest ? 'yes' : 'no'}`)],
     ['peak RSS of the agent, whole run', ...results.map((r) => mb(r.peakRssBytes))],

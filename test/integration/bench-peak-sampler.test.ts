@@ -56,6 +56,7 @@ describe("the bench's peak sampler (bench/peak-sampler.ts)", () => {
       assert.equal(parts.highestSampleAfterAck, true);
       assert.ok(parts.untilAckOverIdleBytes < ALLOC_BYTES * 0.5, `by the 200 ${parts.untilAckOverIdleBytes}`);
       assert.equal(parts.applierThreadAtHighest, false, 'a process without an "applier" thread');
+      assert.equal(parts.applierThreadAtAck, false);
       assert.ok(parts.samples >= 3);
     } finally {
       child.kill();
