@@ -14,7 +14,7 @@ export const COMMANDS: readonly Command[] = [serve, importCommand, status, looku
 /**
  * What each command does with the site's data folder (cli/site-check.ts): read-only commands never
  * create it; changes refuse an empty folder with no agent. A command not listed acts on no site data
- * (serve creates its folder; config, secrets, restore and the dev tools name what they use; diagnose
+ * (serve creates its folder; config, secrets and the dev tools name what they use; diagnose
  * reports a site in any state, one without data too, for support).
  */
 const DATA_USE: Readonly<Record<string, DataUse>> = {
