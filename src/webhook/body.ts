@@ -420,11 +420,13 @@ export function settleBeforeRefusal(req: IncomingMessage, res: ServerResponse, l
  */
 export function limitUnreadBody(req: IncomingMessage, res: ServerResponse, waitMs: number): void {
   res.once('finish', () => {
-    if (req.complete || req.socket.destroyed) return;
-    const timer = setTimeout(() => req.socket.destroy(), waitMs);
+    // The request may be destroyed already (a body whose storing failed), its socket then gone.
+    const socket = req.socket as IncomingMessage['socket'] | null;
+    if (req.complete || !socket || socket.destroyed) return;
+    const timer = setTimeout(() => socket.destroy(), waitMs);
     timer.unref();
     const clear = (): void => clearTimeout(timer);
     req.once('end', clear);
-    req.socket.once('close', clear);
+    socket.once('close', clear);
   });
 }

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { generateChains, planDeliveries, Prng, referenceFor, runDeliveries, type DeliveryPlan, type LocationChain, type RunReport } from '../../src/dev/publisher';
+import { encode, generateChains, planDeliveries, postOnce, Prng, referenceFor, runDeliveries, type DeliveryPlan, type LocationChain, type RunReport } from '../../src/dev/publisher';
 import { tempDir } from '../helpers/fixtures';
 import { checkEndState, reachedExpected } from './helpers';
 import { sleep, spawnAgent, waitFor, writeConfig, type ChildAgent, type SpawnOptions } from '../../src/dev/child-agent';
@@ -213,6 +213,49 @@ describe('storage faults', () => {
         };
       });
     } finally {
+      spawnSync('umount', ['-l', mountPoint]);
+    }
+  });
+
+  it('disk full while a large body is written to its own file: 503, and the webhook thread stays up', { timeout: 120_000 }, async (t: TestContext) => {
+    const mountPoint = tempDir('pos-sync-tmpfs-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint], { stdio: 'pipe' });
+    } catch (err) {
+      assert.fail(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]}): run the suite as root, as CI does`);
+    }
+    const filler = path.join(mountPoint, 'filler.bin');
+    let agent: ChildAgent | null = null;
+    try {
+      const dataDir = path.join(mountPoint, 'data');
+      // Its log on stderr: a restart of the webhook thread is said there.
+      agent = await startAgent(dataDir, { env: { CHILD_AGENT_LOG: '1' } }, tempDir('pos-sync-tmpfs-config-'));
+      t.diagnostic(`filler: ${fillUntilFull(filler, 64 * 1024)} bytes`);
+      // Over webhook.fileBodyFromBytes: streamed to a file of its own, which the full disk stops.
+      const [chain] = generateChains({ seed: SEED, locations: 1, updatesPerLocation: 1, itemsPerLocation: 400, tariffs: 3, mealPeriods: 3, scheduling: 'all', rangesPerKey: 12, startDate: '2026-12-01', days: 365 });
+      const body = encode(chain!.updates[0]!);
+      assert.ok(body.length > 1024 * 1024, `the body is ${body.length} bytes`);
+      // 503 as soon as the file cannot be written; the sender may still be sending, and may see the
+      // connection closed under it instead: either way nothing was stored, and it sends again.
+      const outcomes: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await postOnce({ url: agent.url, timeoutMs: 20_000 }, Buffer.from(body));
+        outcomes.push(r.status === null ? 'closed' : String(r.status));
+      }
+      t.diagnostic(`while full: ${outcomes.join(', ')}`);
+      assert.ok(outcomes.includes('503'), outcomes.join(', '));
+      assert.ok(outcomes.every((o) => o === '503' || o === 'closed'), outcomes.join(', '));
+      // The thread that answered is the one that answers now: no restart, no refused connection.
+      await sleep(300);
+      assert.equal((await fetch(new URL('/healthz', agent.url))).status, 200);
+      assert.doesNotMatch(agent.stderr(), /receiver thread stopped/);
+      fs.rmSync(filler, { force: true });
+      const stored = await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      assert.equal(stored.status, 200, await stored.text());
+      assert.equal(await agent.stop(), 0, agent.stderr().slice(-2000));
+      agent = null;
+    } finally {
+      if (agent) await agent.kill();
       spawnSync('umount', ['-l', mountPoint]);
     }
   });
