@@ -135,7 +135,10 @@ export class MenuWriter {
     this.insertChange = db.prepare(
       'INSERT INTO item_changes (location_id, item_id, plu, inbox_id, change_sequence, applied_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.pruneChanges = db.prepare('DELETE FROM item_changes WHERE applied_at < ?');
+    // The newest row is never pruned, however old: a till tells it missed pruned rows by the oldest
+    // row left being past its last + 1 (docs/pos-database.md, "Change feed"), which an empty feed
+    // cannot say.
+    this.pruneChanges = db.prepare('DELETE FROM item_changes WHERE applied_at < ? AND change_id < (SELECT max(change_id) FROM item_changes)');
     this.selectPrices = db.prepare<[number, string, string, string, string], PriceRow>(SELECT_PRICES_SQL);
     this.deletePrice = db.prepare('DELETE FROM price_ranges WHERE id = ?');
     this.insertPrice = db.prepare(
@@ -164,7 +167,6 @@ export class MenuWriter {
     let rowsWritten = 0;
     let itemsChanged = 0;
     if (this.timezoneFor) ensureLocationOffsets(this.db, location, this.timezoneFor(location), Date.parse(appliedAt));
-    this.pruneChanges.run(new Date(Date.parse(appliedAt) - CHANGE_FEED_RETENTION_DAYS * 86_400_000).toISOString());
     // A location's first publication finds no ranges to overlay: skip the look-ups (one per key of
     // every item) for every item this update has not written yet. An ItemID sent twice reads
     // back what its earlier entry wrote.
@@ -224,6 +226,8 @@ export class MenuWriter {
         itemsChanged += 1;
       }
     }
+    // After this update's own rows: the newest row left is this update's when it changed anything.
+    this.pruneChanges.run(new Date(Date.parse(appliedAt) - CHANGE_FEED_RETENTION_DAYS * 86_400_000).toISOString());
     // The plan's warnings are the agent's, not the till's: the applier records them in agent.db.
     return { rowsWritten, itemsChanged };
   }

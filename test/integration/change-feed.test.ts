@@ -116,12 +116,32 @@ describe('pos_changes, the change feed a till polls', () => {
       assert.deepEqual(kept.map((r) => r.item_id), ['z', 'a'], 'the old row is gone, the young one kept');
       assert.ok(kept.at(-1)!.change_id > highest);
 
-      // Every row pruned: the next change_id still continues upwards (AUTOINCREMENT).
+      // Every row old: all but the newest pruned, and the next change_id still continues upwards (AUTOINCREMENT).
       core.tillDb.prepare('UPDATE item_changes SET applied_at = ?').run(old);
       core.importPayload(body(update(3021, 3, 2, [item(1001, 'a', [price('2026-01-01', '9999-12-31', 'Eat in', '11.80')])])), 'test');
       const after = poll(reader, 0);
-      assert.equal(after.length, 1);
-      assert.ok(after[0]!.change_id > kept.at(-1)!.change_id);
+      assert.deepEqual(after.map((r) => r.change_id), [kept.at(-1)!.change_id + 1]);
+    } finally {
+      reader.close();
+      core.close();
+    }
+  });
+
+  it('keeps the newest row when an apply that changes nothing prunes the rest, so a till still sees its gap', () => {
+    const { core, reader } = setUp();
+    try {
+      const old = new Date(Date.now() - (CHANGE_FEED_RETENTION_DAYS + 7) * 86_400_000).toISOString();
+      core.importPayload(body(update(3021, 2, 1, [item(1001, 'a', [price('2026-01-01', '9999-12-31', 'Eat in', '11.75')])])), 'test');
+      const seen = poll(reader, 0);
+      const newest = seen.at(-1)!.change_id;
+      // A till that read up to an earlier row, then was off for longer than the retention.
+      const last = newest - 2;
+      core.tillDb.prepare('UPDATE item_changes SET applied_at = ?').run(old);
+      // Resent as it was: nothing changes, no row is added, and the old ones are pruned.
+      core.importPayload(body(update(3021, 3, 2, [item(1001, 'a', [price('2026-01-01', '9999-12-31', 'Eat in', '11.75')])])), 'test');
+      const { oldest, newest: after } = reader.prepare('SELECT min(change_id) AS oldest, max(change_id) AS newest FROM pos_changes').get() as { oldest: number | null; newest: number | null };
+      assert.deepEqual([oldest, after], [newest, newest], 'the newest row is kept');
+      assert.ok(oldest! > last + 1, "the till's gap rule (docs/pos-database.md, step 4) fires");
     } finally {
       reader.close();
       core.close();
