@@ -13,7 +13,11 @@ export interface SetConsistency {
  * (applied_updates) must be the same update (location and ChangeSequence, not merely the same number)
  * in agent.db's inbox, either 'applied' or still 'pending' (a crash, or a backup, between the apply's
  * two commits: the agent's reconcile finishes it); and every inbox row agent.db calls applied must be
- * in the till file. Done in SQL over the two files attached.
+ * in the till file, unless it is older than the location's last applied update there. Retention keeps
+ * some applied rows in agent.db longer than their till records (one with a warning nobody has seen,
+ * or under a conflict's ChangeSequence: the operator still needs them), and a till that has applied
+ * a later update of the chain has applied every earlier one, in order. Done in SQL over the two files
+ * attached.
  */
 export function checkSetConsistency(tillFile: string, agentFile: string): SetConsistency {
   const db = new Database(tillFile, { readonly: true, fileMustExist: true });
@@ -31,6 +35,7 @@ export function checkSetConsistency(tillFile: string, agentFile: string): SetCon
       .prepare(
         `SELECT i.id, i.location_id, i.change_sequence FROM agent.inbox i
          WHERE i.state = 'applied' AND NOT EXISTS (SELECT 1 FROM main.applied_updates a WHERE a.inbox_id = i.id)
+           AND NOT EXISTS (SELECT 1 FROM main.locations l WHERE l.location_id = i.location_id AND i.change_sequence < l.last_change_sequence)
          ORDER BY i.id LIMIT 10`,
       )
       .all() as { id: number; location_id: number; change_sequence: number }[];

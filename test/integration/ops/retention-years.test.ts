@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { addDays, type IsoDate } from '../../../src/domain/dates';
+import { checkSetConsistency } from '../../../src/ops/backup/consistency';
 import { pruneDatabase, retentionCutoffs } from '../../../src/ops/retention';
 import type { Db } from '../../../src/store/database';
 import { Inbox } from '../../../src/store/inbox';
@@ -161,6 +162,9 @@ describe('retention over years of history', () => {
       assert.equal(state(waiting), 'pending');
       assert.equal(state(conflictOther), 'conflict');
       assert.equal(count(store.agent, 'update_warnings w WHERE NOT EXISTS (SELECT 1 FROM inbox i WHERE i.id = w.inbox_id)'), 0);
+      // The two files still make a backup set: agent.db keeps rows (the warned update, the conflict's
+      // first body) whose till records are gone, all older than the location's last apply.
+      assert.deepEqual(checkSetConsistency(store.till.name, store.agent.name).problems, []);
       // And the chain goes on: the next update applies after years of pruning.
       deliver([{ ...header(3), PriceUpdates: [price(addDays(today, 1), addDays(today, 1), 'Eat In', 778)], ScheduleUpdates: [] }]);
       assert.equal((store.till.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = ?').get(LOCATION) as { s: number }).s, sequence + 1);
