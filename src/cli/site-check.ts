@@ -4,7 +4,7 @@ import { cliCommand } from '../config/invocation';
 import { describeSite } from '../config/site';
 import { AppError } from '../errors';
 import { isInstanceLocked } from '../ops/instance';
-import { AGENT_FILE } from '../store/database';
+import { AGENT_FILE, TILL_FILE } from '../store/database';
 import type { CommandContext, DataUse } from './command';
 
 /** Does the folder hold a site's data (an agent has run there)? Asked without creating anything. */
@@ -29,6 +29,8 @@ export function checkSite(ctx: CommandContext, commandName: string, use: DataUse
   if (use === 'change' && fs.existsSync(config.dataDir) && isInstanceLocked(config.dataDir)) return;
   // A restore onto a new PC fills an empty folder, of the configuration found by the rule; with no
   // configuration at all, the default folder is one no agent of the site reads.
+  // A 0.1 data folder not split yet holds its data in the till's file alone: restore keeps it aside.
+  if (use === 'replace' && fs.existsSync(path.join(config.dataDir, TILL_FILE))) return;
   if (use === 'replace' && ctx.site().source !== 'defaults') {
     if (!ctx.json) ctx.out(`No data in ${config.dataDir} yet: the backup is restored into it.`);
     return;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Config } from '../../config/schema';
 import { operatorName } from '../../core';
 import { AppError, describeError } from '../../errors';
@@ -105,6 +106,29 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
     // The last connection to close removes the WAL; if it is still there, someone else has the file open.
     if (fs.existsSync(`${live('till')}-wal`)) {
       throw new AppError('database_in_use', 409, `another program (the till?) has ${live('till')} open: close it and retry (the current files were saved as ${previousSavedAs})`);
+    }
+  } else if ((['till', 'agent', 'staff'] as const).some((kind) => fs.existsSync(live(kind)))) {
+    // Files this version has not opened as a set yet: a 0.1 data folder not split (pos-sync.db alone,
+    // which holds all of 0.1's data), or what is left of one. Each is kept whole, as it is, before
+    // anything replaces it (a 0.1 file saved so is restored like a 0.1 backup).
+    const dir = backupDir(config);
+    makePrivateDir(dir);
+    previousSavedAs = path.join(dir, `pre-restore-${stamp(now)}`);
+    makePrivateDir(previousSavedAs);
+    for (const kind of ['till', 'agent', 'staff'] as const) {
+      if (!fs.existsSync(live(kind))) continue;
+      const db = new Database(live(kind), { fileMustExist: true, timeout: 2_000 });
+      try {
+        await db.backup(path.join(previousSavedAs, path.basename(live(kind))));
+      } finally {
+        db.close();
+      }
+      makePrivateFile(path.join(previousSavedAs, path.basename(live(kind))));
+      fsyncPath(path.join(previousSavedAs, path.basename(live(kind))));
+    }
+    fsyncPath(previousSavedAs);
+    if (fs.existsSync(`${live('till')}-wal`)) {
+      throw new AppError('database_in_use', 409, `another program (the till?) has ${live('till')} open: close it and retry (the current files were saved in ${previousSavedAs})`);
     }
   }
   fs.mkdirSync(config.dataDir, { recursive: true });

@@ -403,4 +403,50 @@ describe('backup and restore', () => {
     const started = await startAgent(config, silentLogger, []);
     await started.stop();
   });
+  it('restore into a 0.1 data folder not split yet keeps its one file whole first, restorable as a 0.1 backup', () => {
+    const fixture = path.join(__dirname, '..', '..', 'fixtures', 'legacy-0.1', 'pos-sync.db');
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+    // A set from another site.
+    const other = tempDir();
+    const otherConfig = path.join(other, 'config.json');
+    fs.writeFileSync(otherConfig, JSON.stringify({ dataDir: path.join(other, 'data') }));
+    new AgentCore(testConfig({ dataDir: path.join(other, 'data') }), silentLogger).close();
+    assert.equal(cli('backup', '--config', otherConfig).status, 0);
+    const set = path.join(other, 'data', 'backups', fs.readdirSync(path.join(other, 'data', 'backups')).find((f) => f.startsWith('backup-'))!);
+    // The 0.1 folder: its pos-sync.db holds everything 0.1 kept (inbox, menu, staff).
+    const old = tempDir();
+    const dataDir = path.join(old, 'data');
+    fs.mkdirSync(dataDir);
+    fs.copyFileSync(fixture, path.join(dataDir, 'pos-sync.db'));
+    const config = path.join(old, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ dataDir }));
+    const inboxRows = (file: string): number => {
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = inboxRows(fixture);
+    assert.ok(before > 0);
+    const r = cli('restore', set, '--config', config);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /No data in/);
+    const kept = /The files it replaced are kept as (\S+)\.\n/.exec(r.stdout)?.[1];
+    assert.ok(kept, r.stdout);
+    const saved = path.join(kept, 'pos-sync.db');
+    assert.equal(inboxRows(saved), before, "0.1's rows, every one");
+    assert.equal(fs.statSync(saved).mode & 0o777, 0o600);
+    assert.equal(checkBackupFile(saved).kind, 'single-file', 'restorable as a 0.1 backup');
+    // And restoring it brings the 0.1 data back (split again at the next open).
+    const back = cli('restore', saved, '--config', config);
+    assert.equal(back.status, 0, back.stderr);
+    const core = new AgentCore(testConfig({ dataDir }), silentLogger);
+    try {
+      assert.equal((core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, before);
+    } finally {
+      core.close();
+    }
+  });
 });
