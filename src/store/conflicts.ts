@@ -136,6 +136,14 @@ export function keepConflictBody(
         if (conflict.onlyFirst !== null || (first && tillApplied(till, first.inboxId))) {
           throw new AppError('conflict_first_applied', 409, `cannot keep #${kept.inboxId} of update ${name}: ${conflict.onlyFirst ?? FIRST_APPLIED}`);
         }
+        // Kept, it would wait to be applied from bytes that are gone, and its chain with it.
+        if (!kept.bodyKept) {
+          throw new AppError(
+            'conflict_body_pruned',
+            409,
+            `cannot keep #${kept.inboxId} of update ${name}: retention has pruned its bytes (retention.quarantineDays), so it could never be applied; keep the first body, or ask head office to send the correction as a new update`,
+          );
+        }
         swapped = first?.inboxId ?? null;
       }
       const note = `conflict resolved by ${input.actor}: kept #${kept.inboxId} (${input.reason})`;

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AgentCore } from '../../src/core';
 import { silentLogger } from '../../src/log';
+import { pruneDatabase, retentionCutoffs } from '../../src/ops/retention';
 import { keepConflictBody, listConflicts } from '../../src/store/conflicts';
+import { pruneRangeBatch } from '../../src/sync/range-prune';
 import { REPO_ROOT, writeConfig } from '../helpers/child-agent';
 import { item, price, tempDir, testConfig, update } from '../helpers/fixtures';
 
@@ -67,6 +69,30 @@ describe('conflicting redeliveries', () => {
       assert.throws(() => keepConflictBody(core.agentDb, core.tillDb, { locationId: 70, changeSequence: 3, keep: later.inboxId, actor: 'ops@pc', reason: 'newer' }), { id: 'conflict_first_applied' });
       assert.deepEqual(listConflicts(core.agentDb)[0]!.bodies.map((b) => b.state), ['pending', 'conflict'], 'nothing changed');
       assert.deepEqual(audit(core), []);
+    } finally {
+      core.close();
+    }
+  });
+
+  it('refuses to keep a later body whose bytes retention pruned: its chain would wait on it for ever', async () => {
+    const config = testConfig();
+    const core = new AgentCore(config, silentLogger);
+    try {
+      store(core, body(80, 1, 0, 1));
+      const waiting = store(core, body(80, 5, 4, 3));
+      const later = store(core, body(80, 5, 4, 3.5));
+      assert.equal(later.decision, 'conflict');
+      // Unresolved past retention.quarantineDays: retention prunes the conflicting body's bytes.
+      const then = new Date(Date.now() + (config.retention.quarantineDays + 1) * 86_400_000);
+      await pruneDatabase({ agent: core.agentDb, ranges: async (request) => pruneRangeBatch(core.tillDb, request) }, retentionCutoffs(config.retention, [], then), config.retention.batchSize);
+      assert.equal(listConflicts(core.agentDb)[0]!.bodies.find((b) => b.inboxId === later.inboxId)!.bodyKept, false);
+      assert.throws(() => keepConflictBody(core.agentDb, core.tillDb, { locationId: 80, changeSequence: 5, keep: later.inboxId, actor: 'ops@pc', reason: 'newer' }), {
+        id: 'conflict_body_pruned',
+        message: /retention has pruned its bytes/,
+      });
+      assert.deepEqual(listConflicts(core.agentDb)[0]!.bodies.map((b) => b.state), ['pending', 'conflict'], 'nothing changed');
+      // The first body, whose bytes are kept while it waits, can be kept.
+      assert.equal(keepConflictBody(core.agentDb, core.tillDb, { locationId: 80, changeSequence: 5, keep: waiting.inboxId, actor: 'ops@pc', reason: 'the first' }).keptState, 'pending');
     } finally {
       core.close();
     }
