@@ -96,6 +96,9 @@ const REFUSAL_WORDS: Record<string, string> = {
   invalid_encoding: 'not UTF-8 or not decodable',
   invalid_json: 'not JSON',
   invalid_envelope: 'without a valid envelope',
+  item_too_large: 'with an item too large to read',
+  too_many_items: 'with more items than one update may hold',
+  member_too_large: 'with a member too large to read',
   receiver_busy: 'while too many bodies were arriving',
 };
 

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { JsonScanError, parseExact, parseLazily, setMember, type Span } from './json-scan';
+import { JsonLimitError, JsonScanError, parseExact, parseLazily, setMember, type Span } from './json-scan';
 import { SCAN_BLOCK_BYTES, scanObjectSteps, type ByteSource } from './json-scan-stream';
 import { runSteps, type Steps } from './steps';
 import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
@@ -58,6 +58,30 @@ export interface ReadBodyOptions {
  */
 export const MAX_ITEM_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The most items one update may hold. A location's menu is thousands of items; each item costs the
+ * webhook's and the applier's threads memory while a body is checked and applied (its place in the
+ * body, and what is planned from it), so a body of millions of tiny elements, well under
+ * maxBodyBytes, could take more than those threads have and end them (too_many_items instead).
+ */
+export const MAX_ITEMS = 100_000;
+
+/**
+ * The most bytes a member other than ScheduledItems may take. The envelope's other members (the
+ * location's ID and name, the sequences, the currency) are a few bytes each and are parsed whole; a
+ * large unknown member would be too (member_too_large instead).
+ */
+export const MAX_MEMBER_BYTES = 1024 * 1024;
+
+const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES } as const;
+
+/** A body past MAX_ITEMS or MAX_MEMBER_BYTES, refused with the member named. */
+function overLimit(err: JsonLimitError): ReadBodyResult {
+  return err.kind === 'elements'
+    ? { ok: false, error: { id: 'too_many_items', field: err.key, message: `more than the ${err.limit} items one update may hold` } }
+    : { ok: false, error: { id: 'member_too_large', field: err.key, message: `more than the ${err.limit} bytes a member other than ScheduledItems may take` } };
+}
+
 /** The refusal of the item at `index` that takes `bytes`, or null when it fits. */
 function itemTooLarge(index: number, bytes: number): ReadBodyResult | null {
   if (bytes <= MAX_ITEM_BYTES) return null;
@@ -71,7 +95,7 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
   try {
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
-    lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined);
+    lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined, LIMITS);
     if (options.checkItems && lazy.elements) {
       for (const [index, span] of lazy.elements.entries()) {
         const tooLarge = itemTooLarge(index, span.end - span.start);
@@ -80,6 +104,7 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
       }
     }
   } catch (err) {
+    if (err instanceof JsonLimitError) return overLimit(err);
     return invalidJson(err);
   }
   const layout: BodyLayout = { members: [...lazy.headSpans].map(([key, span]) => [key, span.start, span.end] as const), items: lazy.elements };
@@ -119,10 +144,12 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
         return key;
       },
       block,
+      LIMITS,
     );
     const members: [string, number, number][] = [];
     for (const [key, span] of scanned.members) {
       if (key === 'ScheduledItems' && scanned.elements !== null) continue;
+      if (span.end - span.start > MAX_MEMBER_BYTES) throw new JsonLimitError('member', key, MAX_MEMBER_BYTES);
       setMember(head, key, parseExact(text(span.start, span.end)));
       members.push([key, span.start, span.end]);
     }
@@ -136,6 +163,7 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
     }
     layout = { members, items: scanned.elements };
   } catch (err) {
+    if (err instanceof JsonLimitError) return overLimit(err);
     return invalidJson(err);
   }
   return checkedBody(head, layout, element);

@@ -1,5 +1,5 @@
 import { runSteps, type Steps } from './steps';
-import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonScanError, OPEN_BRACE, OPEN_BRACKET, Scanner, type ScannedObject, type Span } from './json-scan';
+import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonLimitError, JsonScanError, OPEN_BRACE, OPEN_BRACKET, Scanner, type ScanLimits, type ScannedObject, type Span } from './json-scan';
 
 /**
  * scanObject (json-scan.ts) over a body read piece by piece instead of held whole: a large body kept in
@@ -107,12 +107,13 @@ class Window {
  * scanObject of the bytes `source` holds, read `block` bytes at a time. `decodeKey` reads a member's
  * name from its text (quotes included) and where it is.
  */
-export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES): ScannedObject {
-  return runSteps(scanObjectSteps(source, arrayMember, decodeKey, block));
+export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES, limits: ScanLimits = {}): ScannedObject {
+  return runSteps(scanObjectSteps(source, arrayMember, decodeKey, block, limits));
 }
 
 /** scanObjectFrom in steps: one after each array element and each member (src/domain/steps.ts). */
-export function* scanObjectSteps(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES): Steps<ScannedObject> {
+export function* scanObjectSteps(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES, limits: ScanLimits = {}): Steps<ScannedObject> {
+  const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
   const w = new Window(source, Math.max(1, block));
   // A byte-order mark is three bytes: hold them before looking for one.
   while (w.bytes.length < 3 && !w.atEnd) w.more();
@@ -163,6 +164,7 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
           s.expect(CLOSE_BRACKET, "',' or ']' in an array");
           return { span, next: false };
         });
+        if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
         found.push(element.value.span);
         pos = element.pos;
         more = element.value.next;

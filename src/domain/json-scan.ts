@@ -23,6 +23,29 @@ export interface ScannedObject {
   readonly elements: readonly Span[] | null;
 }
 
+/**
+ * A body past a limit its reader set (too many elements in the array member, or another member too
+ * long to parse): well-formed as far as it was read, too large to read further.
+ */
+export class JsonLimitError extends Error {
+  constructor(
+    readonly kind: 'elements' | 'member',
+    /** The member: the array's name, or the one too long. */
+    readonly key: string,
+    readonly limit: number,
+  ) {
+    super(kind === 'elements' ? `${key} has more than ${limit} elements` : `${key} takes more than ${limit} bytes`);
+  }
+}
+
+/** Limits on what scanObject and parseLazily read (none by default). */
+export interface ScanLimits {
+  /** The most elements the array member may hold. */
+  readonly maxElements?: number;
+  /** The most bytes any other member may take (it is parsed whole). */
+  readonly maxMemberBytes?: number;
+}
+
 export class JsonScanError extends SyntaxError {
   constructor(
     message: string,
@@ -160,7 +183,8 @@ export class Scanner {
  * Scans a body that must be one JSON object. Throws JsonScanError (a SyntaxError) where the structure
  * is wrong; the spans still have to be parsed to know their content is valid.
  */
-export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (span: Span) => string): ScannedObject {
+export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (span: Span) => string, limits: ScanLimits = {}): ScannedObject {
+  const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
   const s = new Scanner(bytes, bomLength(bytes));
   const members = new Map<string, Span>();
   let elements: Span[] | null = null;
@@ -188,6 +212,7 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
             s.ws();
             const elementStart = s.pos;
             s.value();
+            if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
             found.push({ start: elementStart, end: s.pos });
             s.ws();
             const sep = bytes[s.pos];
@@ -242,17 +267,19 @@ export function parseLazily(
   parse: (text: string) => unknown = JSON.parse,
   /** Where the elements' text comes from later (default: `bytes`), so `bytes` can be released after this returns. */
   elementText?: (span: Span) => string,
+  limits: ScanLimits = {},
 ): LazyBody {
   const text = (span: Span): string => bytes.toString('utf8', span.start, span.end);
   const scanned = scanObject(bytes, arrayMember, (span) => {
     const key = parse(text(span));
     if (typeof key !== 'string') throw new JsonScanError('expected a string key', span.start);
     return key;
-  });
+  }, limits);
   const head: Record<string, unknown> = {};
   const headSpans = new Map<string, Span>();
   for (const [key, span] of scanned.members) {
     if (key === arrayMember && scanned.elements !== null) continue;
+    if (limits.maxMemberBytes !== undefined && span.end - span.start > limits.maxMemberBytes) throw new JsonLimitError('member', key, limits.maxMemberBytes);
     setMember(head, key, parse(text(span)));
     headSpans.set(key, span);
   }

@@ -180,4 +180,21 @@ describe('rejections', () => {
     const bodies = bodyFilesDir(t.config.dataDir);
     assert.deepEqual(fs.existsSync(bodies) ? fs.readdirSync(bodies) : [], [], 'the body file went with the refusal');
   });
+  it('400 too_many_items and member_too_large for bodies of millions of tiny elements, well under maxBodyBytes; the webhook thread stays up', async () => {
+    const t = await startTestAgent();
+    const zeros = Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":8,"ScheduledItems":[${new Array(5_000_000).fill('0').join(',')}]}`);
+    const pad = Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":8,"Pad":[${new Array(8_000_000).fill('1').join(',')}],"ScheduledItems":[]}`);
+    for (const [raw, id, field] of [[zeros, 'too_many_items', 'ScheduledItems'], [pad, 'member_too_large', 'Pad']] as const) {
+      assert.ok(raw.length < t.config.webhook.maxBodyBytes);
+      const res = await fetch(t.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+      assert.equal(res.status, 400);
+      const error = ((await res.json()) as { error: { id: string; field: string } }).error;
+      assert.deepEqual([error.id, error.field], [id, field]);
+    }
+    assert.deepEqual(counts(t), { inbox: 0, quarantine: 2, prices: 0 });
+    const bodies = bodyFilesDir(t.config.dataDir);
+    assert.deepEqual(fs.existsSync(bodies) ? fs.readdirSync(bodies) : [], [], 'the body files went with the refusals');
+    // The same thread answers the next delivery.
+    assert.equal((await t.post({ ChangeSequence: 1, ParentChangeSequence: 0, LocationID: 8, ScheduledItems: [] })).status, 200);
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_ITEM_BYTES, readBody, readBodyFrom } from '../../../src/domain/body';
+import { MAX_ITEM_BYTES, MAX_ITEMS, MAX_MEMBER_BYTES, readBody, readBodyFrom } from '../../../src/domain/body';
 import type { ByteSource } from '../../../src/domain/json-scan-stream';
 
 /**
@@ -45,4 +45,27 @@ describe('the size of one item', () => {
   it('is not checked when items are not (the applier reads bodies already accepted)', () => {
     assert.equal(readBody(bodyWithItemOf(MAX_ITEM_BYTES + 1).raw, { checkItems: false }).ok, true);
   });
+});
+
+describe('the number of items and the size of the other members', () => {
+  const items = (n: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"ScheduledItems":[${new Array(n).fill('0').join(',')}]}`);
+  const member = (bytes: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"Pad":"${'x'.repeat(bytes - 2)}","ScheduledItems":[]}`);
+  for (const [what, read] of [
+    ['in memory', (raw: Buffer) => readBody(raw, { checkItems: true })],
+    ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(sourceOf(raw), { checkItems: true, block: 4096 })],
+  ] as const) {
+    it(`refuses an update of more than MAX_ITEMS items, whatever their size (${what})`, () => {
+      const at = read(items(MAX_ITEMS));
+      assert.ok(at.ok || at.error.id !== 'too_many_items', 'refused at the limit');
+      const over = read(items(MAX_ITEMS + 1));
+      assert.deepEqual(over.ok ? null : over.error, { id: 'too_many_items', field: 'ScheduledItems', message: `more than the ${MAX_ITEMS} items one update may hold` });
+    });
+
+    it(`refuses a member other than ScheduledItems of more than MAX_MEMBER_BYTES (${what})`, () => {
+      const at = read(member(MAX_MEMBER_BYTES));
+      assert.ok(at.ok, JSON.stringify(at.ok ? null : at.error));
+      const over = read(member(MAX_MEMBER_BYTES + 1));
+      assert.deepEqual(over.ok ? null : over.error, { id: 'member_too_large', field: 'Pad', message: `more than the ${MAX_MEMBER_BYTES} bytes a member other than ScheduledItems may take` });
+    });
+  }
 });
