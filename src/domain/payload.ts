@@ -221,6 +221,47 @@ export interface UpdateWarning {
   readonly message: string;
 }
 
+/**
+ * The most warnings one update keeps. Each is held until the update is applied and is then a row of
+ * agent.db: an update whose every element is unusable could make millions, more than the applier's
+ * thread has memory for. The rest are counted in one last warning.
+ */
+export const MAX_WARNINGS = 1000;
+
+/** The warnings a cappedWarnings list did not list, by list. */
+const omittedWarnings = new WeakMap<readonly UpdateWarning[], number>();
+
+/** How many warnings an update had, those a cappedWarnings list did not list included. */
+export function warningCount(warnings: readonly UpdateWarning[]): number {
+  const omitted = omittedWarnings.get(warnings) ?? 0;
+  return omitted === 0 ? warnings.length : warnings.length - 1 + omitted;
+}
+
+/**
+ * An update's warnings, a plain array whose `push` keeps the first MAX_WARNINGS, then one last
+ * warning that counts those not listed.
+ */
+export function cappedWarnings(): UpdateWarning[] {
+  const list: UpdateWarning[] = [];
+  const push = (...warnings: UpdateWarning[]): number => {
+    for (const warning of warnings) {
+      const omitted = omittedWarnings.get(list) ?? 0;
+      if (omitted === 0 && list.length < MAX_WARNINGS) {
+        Array.prototype.push.call(list, warning);
+        continue;
+      }
+      const more: UpdateWarning = { path: '(update)', message: `${omitted + 1} more warning${omitted === 0 ? '' : 's'} in this update, not listed (only the first ${MAX_WARNINGS} are kept)` };
+      omittedWarnings.set(list, omitted + 1);
+      if (omitted === 0) Array.prototype.push.call(list, more);
+      else list[list.length - 1] = more;
+    }
+    return list.length;
+  };
+  // Not enumerable: the list compares, copies and serialises as the plain array it is.
+  Object.defineProperty(list, 'push', { value: push, enumerable: false });
+  return list;
+}
+
 export interface UpdatePlan {
   readonly locationId: number;
   readonly locationName: string | null;
@@ -451,7 +492,7 @@ export function streamUpdate(
   /** The item at an index again (an ItemID sent twice has its earlier entry re-read, not kept). */
   reread: (index: number) => unknown,
 ): UpdatePlan {
-  const warnings: UpdateWarning[] = [];
+  const warnings = cappedWarnings();
   const currencyText = typeof envelope.CurrencyIsoCode === 'string' ? envelope.CurrencyIsoCode.trim().toUpperCase() : '';
   let currency: string | null = null;
   if (minorDigits(currencyText) !== undefined) currency = currencyText;

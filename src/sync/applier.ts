@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { planBody, readBody, readStoredBody, type ReadBodyResult } from '../domain/body';
-import type { UpdatePlan } from '../domain/payload';
+import { warningCount, type UpdatePlan } from '../domain/payload';
 import { baselineSettleRemaining, decideApply, siteRoleOf, type BaselinePolicy } from '../domain/sequence';
 import { AppError, describeError } from '../errors';
 import type { Db } from '../store/database';
@@ -479,7 +479,7 @@ export class Applier {
         ),
       )
       .immediate();
-    return { inboxId: row.id, locationId, changeSequence: row.change_sequence, baseline, forced, warnings: plan.warnings.length, rowsWritten, applyMs };
+    return { inboxId: row.id, locationId, changeSequence: row.change_sequence, baseline, forced, warnings: warningCount(plan.warnings), rowsWritten, applyMs };
   }
 
   /** agent.db's half of an apply (inside the caller's transaction). */

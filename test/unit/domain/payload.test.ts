@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseEnvelope, planUpdate, validateEnvelope } from '../../../src/domain/payload';
+import { cappedWarnings, MAX_WARNINGS, parseEnvelope, planUpdate, validateEnvelope, warningCount } from '../../../src/domain/payload';
 import { item, price, sampleBodies, schedule, update } from '../../helpers/fixtures';
 
 function plan(body: Record<string, unknown>) {
@@ -113,5 +113,31 @@ describe('webhook body: elements', () => {
     assert.equal(p.items[0]!.type, 'MENU');
     assert.equal(p.items[0]!.prices[0]!.value.sellPriceMinor, 250);
     assert.deepEqual(p.warnings, []);
+  });
+});
+
+describe('warnings of one update', () => {
+  it('keeps the first MAX_WARNINGS and counts the rest in one last warning', () => {
+    const list = cappedWarnings();
+    for (let i = 0; i < MAX_WARNINGS; i++) list.push({ path: `p${i}`, message: 'm' });
+    assert.equal(list.length, MAX_WARNINGS);
+    assert.equal(warningCount(list), MAX_WARNINGS);
+    list.push({ path: 'over', message: 'm' });
+    assert.deepEqual(list.at(-1), { path: '(update)', message: `1 more warning in this update, not listed (only the first ${MAX_WARNINGS} are kept)` });
+    for (let i = 0; i < 1499; i++) list.push({ path: 'over', message: 'm' });
+    assert.equal(list.length, MAX_WARNINGS + 1);
+    assert.deepEqual(list.at(-1), { path: '(update)', message: `1500 more warnings in this update, not listed (only the first ${MAX_WARNINGS} are kept)` });
+    assert.equal(list[MAX_WARNINGS - 1]!.path, `p${MAX_WARNINGS - 1}`);
+    assert.equal(warningCount(list), MAX_WARNINGS + 1500);
+    assert.equal(warningCount([{ path: 'a', message: 'b' }]), 1);
+    assert.ok(Array.isArray(list) && Object.getPrototypeOf(list) === Array.prototype && !Object.keys(list).includes('push'), 'a plain array');
+  });
+
+  it('an update whose every element is unusable holds MAX_WARNINGS of them, and says how many more', () => {
+    const bad = Array.from({ length: 3 * MAX_WARNINGS }, (_, i) => ({ DateFrom: 'soon', DateTo: '2026-12-31', TariffName: 'Eat In', TaxCode: 'S', TaxRate: 20, SellPrice: 1 + i }));
+    const planned = plan(update(9, 2, 1, [{ ...item(1, 'a', []), PriceUpdates: bad }]));
+    assert.equal(planned.warnings.length, MAX_WARNINGS + 1);
+    assert.equal(warningCount(planned.warnings), 3 * MAX_WARNINGS);
+    assert.match(planned.warnings.at(-1)!.message, new RegExp(`^${2 * MAX_WARNINGS} more warnings in this update`));
   });
 });
