@@ -12,7 +12,7 @@ import type { AppliedUpdate, ApplyProgress } from './sync/applier';
 import { APPLIER_REST_AFTER_MS, ApplierHost } from './sync/applier-host';
 import { leftOverAtStart } from './sync/resume';
 import { resumeText, type ResumeNote } from './domain/wording';
-import { setResumeNote } from './store/operations-state';
+import { applyingMark, clearApplying, setResumeNote } from './store/operations-state';
 import { RefusalCounter } from './webhook/refusals';
 import { ReceiverHost } from './webhook/receiver-host';
 import type { LoopDelay } from './webhook/receiver-protocol';
@@ -70,6 +70,17 @@ export class Agent {
           log.error(`applying update #${inboxId} for location ${locationId} failed; will retry: ${message}`);
         },
         reconciled: (inboxId) => log.warn(`update #${inboxId} was applied to the till before a stop; its inbox record is now complete`),
+        // The thread ended mid-apply: recorded as that update's failure, as the applier records one
+        // (the 'applying' note cleared: it failed, it was not cut short by a stop).
+        interrupted: (message) => {
+          const mark = applyingMark(this.core.agentDb);
+          if (!mark) return null;
+          this.core.agentDb.transaction(() => {
+            clearApplying(this.core.agentDb);
+            preparedStatement<[string, number]>(this.core.agentDb, "UPDATE inbox SET note = ? WHERE id = ? AND state = 'pending'").run(`apply failed: ${message}`, mark.inboxId);
+          }).immediate();
+          return { locationId: mark.locationId, inboxId: mark.inboxId };
+        },
         progress: (p) => {
           this.progress = p.done >= p.total ? null : p;
           for (const listener of this.progressListeners) listener(p);
@@ -201,7 +212,11 @@ export class Agent {
     if (this.stopping) return;
     this.applier.drain().then(
       () => this.resumeDone(),
-      (err: unknown) => this.log.error(`applier: ${describeError(err)}`),
+      (err: unknown) => {
+        // A thread that ended is logged once, where its end is noticed (ApplierHost).
+        if (err instanceof AppError && err.id === 'applier_stopped') return;
+        this.log.error(`applier: ${describeError(err)}`);
+      },
     );
   }
 

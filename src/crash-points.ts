@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 
 /**
  * Test-only hooks at named points of storing and applying (test/faults/apply-crash.test.ts,
@@ -9,6 +10,9 @@ import fs from 'node:fs';
  * `body-file-created`, `body-file-written`, `body-file-synced` and `body-row-committed`.
  * - POS_SYNC_TEST_CRASH_AT=<point>:<n>: the process kills itself with SIGKILL the n-th time its
  *   thread passes <point>;
+ * - POS_SYNC_TEST_THREAD_EXIT_AT=<point>:<n>: a worker thread ends itself (as one out of memory
+ *   does) the n-th time it passes <point>; each new thread counts again from n
+ *   (test/integration/applier-thread-exit.test.ts);
  * - POS_SYNC_TEST_PAUSE_AT=<point>:<n>:<gate file>: the n-th time, the thread writes
  *   `<gate file>.reached` and waits until `<gate file>` exists (a test turns a libfiu fault on
  *   meanwhile, so that exactly the next step fails).
@@ -22,6 +26,7 @@ function parse(spec: string | undefined): { point: string; remaining: number; ga
 }
 
 const armed = parse(process.env.POS_SYNC_TEST_CRASH_AT);
+const threadExit = isMainThread ? null : parse(process.env.POS_SYNC_TEST_THREAD_EXIT_AT);
 const paused = parse(process.env.POS_SYNC_TEST_PAUSE_AT);
 
 /** Blocks this thread until `gate` exists, looking every few milliseconds. */
@@ -35,6 +40,11 @@ export function crashPoint(point: string): void {
   if (paused !== null && paused.point === point && paused.gate !== null) {
     paused.remaining -= 1;
     if (paused.remaining === 0) waitForGate(paused.gate);
+  }
+  if (threadExit !== null && threadExit.point === point) {
+    threadExit.remaining -= 1;
+    // In a worker, process.exit ends the thread alone.
+    if (threadExit.remaining === 0) process.exit(1);
   }
   if (armed === null || armed.point !== point) return;
   armed.remaining -= 1;

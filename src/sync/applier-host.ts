@@ -10,6 +10,11 @@ export interface ApplierHostEvents {
   failed?(locationId: number, inboxId: number, message: string): void;
   reconciled?(inboxId: number): void;
   progress?(progress: ApplyProgress): void;
+  /**
+   * The thread ended while it was applying: the update it was applying, from agent.db's 'applying'
+   * note (recording `message` with it, as a failed apply's), or null when it was not applying one.
+   */
+  interrupted?(message: string): { readonly locationId: number; readonly inboxId: number } | null;
 }
 
 /**
@@ -85,7 +90,10 @@ export class ApplierHost {
           else log.warn(text);
         }
       },
-      onUnexpectedExit: (reason) => log.error(`applier thread stopped (${reason}); it starts again with the next delivery`),
+      onUnexpectedExit: (reason) => {
+        log.error(`applier thread stopped (${reason}); it starts again with the next delivery`);
+        this.noteInterrupted(reason, events);
+      },
     });
   }
 
@@ -160,6 +168,31 @@ export class ApplierHost {
     this.failures = reply.failures;
     this.requestFailures = 0;
     this.dueAt = reply.wakeAt ?? Date.now() + APPLIER_RECHECK_AFTER_MS;
+  }
+
+  /**
+   * The thread ended in the middle of an apply (out of memory, say): that update failed, like one
+   * whose apply threw. Its location waits out the doubling retry delay, which the next thread takes
+   * over with the other failures, and every other location is applied meanwhile; without this each
+   * new thread met the same update first and ended the same way, holding up every location after it.
+   */
+  private noteInterrupted(reason: string, events: ApplierHostEvents): void {
+    let update: { locationId: number; inboxId: number } | null = null;
+    const message = `the applier thread stopped while applying it (${reason})`;
+    try {
+      update = events.interrupted?.(message) ?? null;
+    } catch (err) {
+      this.log.error(`applier thread: could not read the update it was applying: ${String(err)}`);
+    }
+    if (!update) return;
+    const previous = this.failures.find((f) => f.locationId === update.locationId);
+    const failures = previous?.inboxId === update.inboxId ? previous.failures + 1 : 1;
+    const at = Date.now();
+    this.failures = [
+      ...this.failures.filter((f) => f.locationId !== update.locationId),
+      { locationId: update.locationId, inboxId: update.inboxId, message, at: new Date(at).toISOString(), failures, retryAt: at + retryAfterFailureMs(failures) },
+    ];
+    events.failed?.(update.locationId, update.inboxId, message);
   }
 
   /** A request that failed as a whole is tried again after the same doubling delay as a failed apply. */

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { sleep, spawnAgent, waitFor, writeConfig } from '../../src/dev/child-agent';
+import { openReadOnly, storeFilePath } from '../../src/store/database';
+import { tempDir } from '../helpers/fixtures';
+
+/**
+ * The applier thread ends in the middle of an apply (as one out of memory does: here the test hook
+ * POS_SYNC_TEST_THREAD_EXIT_AT ends it at the 50th range row, in every new thread). That update is
+ * recorded as failed and waits out the doubling retry delay, and the locations after it are applied
+ * meanwhile. Before, each new thread met the same update first and ended the same way, a few times a
+ * second, and no location after it was ever applied.
+ */
+
+const update = (location: number, items: number): string =>
+  JSON.stringify({
+    ChangeSequence: 1,
+    ParentChangeSequence: 0,
+    LocationID: location,
+    LocationName: `L${location}`,
+    CurrencyIsoCode: 'GBP',
+    ScheduledItems: Array.from({ length: items }, (_, i) => ({
+      ItemID: `I${i}`,
+      PLU: String(1000 + i),
+      ItemName: `Item ${i}`,
+      ItemType: 'MENU',
+      PriceUpdates: [{ DateFrom: '2026-01-01', DateTo: '2026-12-31', TariffName: 'Eat In', PriceModel: 'Standard', TaxCode: 'S', TaxRate: 20, SellPrice: 1.5 }],
+      ScheduleUpdates: [],
+    })),
+  });
+
+describe('the applier thread ending in the middle of an apply', () => {
+  it('fails that update with a doubling delay and applies the other locations meanwhile', { timeout: 120_000 }, async () => {
+    const dataDir = path.join(tempDir('applier-exit-'), 'data');
+    const config = writeConfig(path.dirname(dataDir), { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
+    const agent = await spawnAgent(config, { built: true, env: { POS_SYNC_TEST_THREAD_EXIT_AT: 'apply-row:50', CHILD_AGENT_LOG: '1' } });
+    try {
+      const post = async (body: string): Promise<number> => (await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status;
+      // Location 1 (applied first, by location) writes 60 rows; location 5, 3.
+      assert.equal(await post(update(1, 60)), 200);
+      assert.equal(await post(update(5, 3)), 200);
+      const till = (): number | null => {
+        const db = openReadOnly(storeFilePath(dataDir, 'till'));
+        try {
+          return (db.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = 5').get() as { s: number | null } | undefined)?.s ?? null;
+        } finally {
+          db.close();
+        }
+      };
+      await waitFor('location 5 applied while location 1 keeps failing', () => fs.existsSync(storeFilePath(dataDir, 'till')) && till() === 1, 20_000, 100);
+      const started = Date.now();
+      await sleep(6_000);
+      const stops = agent.stderr().split('\n').filter((l) => l.startsWith('[error] applier thread stopped')).length;
+      // Tries at the first delivery, then 2 s and 4 s later (retryAfterFailureMs): a few in all, not one every poll.
+      assert.ok(stops >= 2 && stops <= 5, `${stops} thread stops in ${((Date.now() - started) / 1000).toFixed(0)} s and before:\n${agent.stderr().slice(-3000)}`);
+      assert.match(agent.stderr(), /applying update #\d+ for location 1 failed; will retry: the applier thread stopped while applying it \(exit code 1\)/);
+      assert.doesNotMatch(agent.stderr(), /applier: the applier thread stopped/, 'one line for each end, not two');
+      const agentDb = openReadOnly(storeFilePath(dataDir, 'agent'));
+      try {
+        const row = agentDb.prepare('SELECT state, note FROM inbox WHERE location_id = 1').get() as { state: string; note: string | null };
+        assert.equal(row.state, 'pending');
+        assert.match(row.note ?? '', /^apply failed: the applier thread stopped while applying it/);
+        assert.equal((agentDb.prepare("SELECT count(*) AS n FROM operations_state WHERE key = 'applying'").get() as { n: number }).n, 0, 'a failure, not an apply cut short by a stop');
+      } finally {
+        agentDb.close();
+      }
+    } finally {
+      await agent.kill();
+    }
+  });
+});
