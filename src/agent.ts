@@ -160,9 +160,7 @@ export class Agent {
     if (this.core.paused) log.warn('applying updates is paused (by an operator, before this start): deliveries are stored but not applied');
     // Body files no row names: a crash came between writing one and committing its row (the sender
     // was not answered 200 and sends again). Only here, before the receiver writes any.
-    const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
-    if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
-    if (swept.held.length > 0) log.warn(`could not remove ${swept.held.length} body file${swept.held.length === 1 ? '' : 's'} that no update names, e.g. ${swept.held[0]}: another program has it open; it is removed at a later start`);
+    this.sweepBodyFiles();
     await this.applier.start();
     // An apply the previous run stopped during, or updates it left queued: said now (the log), and in
     // `status` and the window until the first drain has applied them.
@@ -173,10 +171,20 @@ export class Agent {
     // drain sees agent.db as it is now: the poll looks for changes after this point only.
     this.seenDataVersion = this.core.agentDb.pragma('data_version', { simple: true }) as number;
     this.scheduleDrain();
-    this.receiver = new ReceiverHost({ config: config.webhook, dataDir: config.dataDir, quarantine: quarantineBudget(config), log, refusals: this.refusals, onStored: () => {
+    this.receiver = new ReceiverHost({
+      config: config.webhook,
+      dataDir: config.dataDir,
+      quarantine: quarantineBudget(config),
+      log,
+      refusals: this.refusals,
+      onStored: () => {
         this.stored += 1;
         this.scheduleDrain();
-      } });
+      },
+      // The thread that ended may have left the file of a body it was receiving (its sender got no
+      // 200 and sends again): gone before the new thread receives any, as at a start.
+      beforeRestart: () => this.sweepBodyFiles(),
+    });
     try {
       await this.receiver.start();
     } catch (err) {
@@ -205,6 +213,22 @@ export class Agent {
     if (!this.core.setPaused(paused, actor, reason)) return;
     this.log.info(paused ? `applying updates paused by ${actor}` : `applying updates resumed by ${actor}`);
     this.scheduleDrain();
+  }
+
+  /**
+   * Removes body files no row names: a crash (of the agent, or of the webhook thread) came between
+   * writing one and committing its row, and the sender was not answered 200 and sends again. Only
+   * while no receipt is under way: at a start, and before a new webhook thread listens.
+   */
+  private sweepBodyFiles(): void {
+    const { config, log } = this;
+    try {
+      const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
+      if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
+      if (swept.held.length > 0) log.warn(`could not remove ${swept.held.length} body file${swept.held.length === 1 ? '' : 's'} that no update names, e.g. ${swept.held[0]}: another program has it open; it is removed at a later start`);
+    } catch (err) {
+      log.error(`body files: ${describeError(err)}`);
+    }
   }
 
   /** Asks the applier thread to apply what it can; many cues coalesce into one drain. */

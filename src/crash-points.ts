@@ -12,7 +12,7 @@ import { isMainThread } from 'node:worker_threads';
  *   thread passes <point>;
  * - POS_SYNC_TEST_THREAD_EXIT_AT=<point>:<n>: a worker thread ends itself (as one out of memory
  *   does) the n-th time it passes <point>; each new thread counts again from n
- *   (test/integration/applier-thread-exit.test.ts);
+ *   (test/integration/thread-exit.test.ts);
  * - POS_SYNC_TEST_PAUSE_AT=<point>:<n>:<gate file>: the n-th time, the thread writes
  *   `<gate file>.reached` and waits until `<gate file>` exists (a test turns a libfiu fault on
  *   meanwhile, so that exactly the next step fails).

@@ -16,6 +16,8 @@ export interface ReceiverHostDeps {
   readonly refusals: Pick<RefusalCounter, 'count'>;
   /** A delivery was stored: the applier's cue. */
   readonly onStored: () => void;
+  /** After the thread ended unexpectedly, before a new one listens: nothing of the old one's is in flight. */
+  readonly beforeRestart?: () => void;
 }
 
 /**
@@ -121,6 +123,7 @@ export class ReceiverHost {
     // The address it had: the same port even where 0 was configured (a tunnel points at it).
     const previousPort = this.listening ? Number(new URL(this.listening.url).port) : undefined;
     this.retrying('restarting the webhook receiver', async () => {
+      this.deps.beforeRestart?.();
       const { url } = await this.listen(previousPort);
       if (this.metricsPort !== null) await this.thread.request({ type: 'metrics-target', port: this.metricsPort });
       if (this.ready) await this.thread.request({ type: 'ready', ready: true });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sleep, spawnAgent, waitFor, writeConfig } from '../../src/dev/child-agent';
+import { bodyFilesDir } from '../../src/store/body-files';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { tempDir } from '../helpers/fixtures';
 
@@ -62,10 +63,34 @@ describe('the applier thread ending in the middle of an apply', () => {
         const row = agentDb.prepare('SELECT state, note FROM inbox WHERE location_id = 1').get() as { state: string; note: string | null };
         assert.equal(row.state, 'pending');
         assert.match(row.note ?? '', /^apply failed: the applier thread stopped while applying it/);
-        assert.equal((agentDb.prepare("SELECT count(*) AS n FROM operations_state WHERE key = 'applying'").get() as { n: number }).n, 0, 'a failure, not an apply cut short by a stop');
       } finally {
         agentDb.close();
       }
+    } finally {
+      await agent.kill();
+    }
+  });
+});
+
+describe('the webhook thread ending in the middle of a receipt', () => {
+  it('leaves no body file behind: the new thread starts after the old one\'s are swept', { timeout: 120_000 }, async () => {
+    const dataDir = path.join(tempDir('receiver-exit-'), 'data');
+    const config = writeConfig(path.dirname(dataDir), { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
+    // The first large body's file is written, then the thread ends (before syncing it, before its row).
+    const agent = await spawnAgent(config, { built: true, env: { POS_SYNC_TEST_THREAD_EXIT_AT: 'body-file-written:1', CHILD_AGENT_LOG: '1' } });
+    try {
+      const large = update(3, 12_000);
+      assert.ok(Buffer.byteLength(large) > 1024 * 1024, 'a body the receiver writes to a file of its own');
+      const answered = await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: large }).then(
+        (r) => r.status,
+        () => null,
+      );
+      assert.equal(answered, null, 'the sender got no answer (it sends again)');
+      await waitFor('the webhook thread listening again', () => agent.stderr().includes('webhook receiver listening again'), 20_000, 50);
+      assert.match(agent.stderr(), /removed 1 body file that no update names/);
+      assert.deepEqual(fs.readdirSync(bodyFilesDir(dataDir)), []);
+      // The new thread answers.
+      assert.equal((await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: update(4, 2) })).status, 200);
     } finally {
       await agent.kill();
     }
