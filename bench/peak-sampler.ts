@@ -79,6 +79,8 @@ export class PeakSampler {
   start(): void {
     this.sample();
     this.timer = setInterval(() => this.sample(), this.everyMs);
+    // Never what keeps a process alive (a caller that failed before stop()).
+    this.timer.unref();
   }
 
   ack(): void {
