@@ -95,7 +95,11 @@ FunctionEnd
     ; The machine-wide folder (configuration, data, service logs) and the registration.
     nsExec::ExecToLog '${POS_SYNC_SERVICE_SCRIPT} install"'
     Pop $0
-    ${If} $0 != 0
+    ${If} $0 == 3
+      ; A configuration was already in %ProgramData%\pos-sync-agent: not started on it unread.
+      DetailPrint "The service is registered but not started: an existing configuration was kept."
+      MessageBox MB_OK|MB_ICONINFORMATION "The service is registered but not started: %ProgramData%\pos-sync-agent\config.json was already there and was kept.$\r$\n$\r$\nRead it first (another account on this PC could have written it), then start the service: net start ${POS_SYNC_SERVICE}" /SD IDOK
+    ${ElseIf} $0 != 0
       DetailPrint "The service could not be registered (exit code $0): see docs/operations.md, Service on Windows."
     ${Else}
       nsExec::ExecToLog '"$SYSDIR\net.exe" start ${POS_SYNC_SERVICE}'

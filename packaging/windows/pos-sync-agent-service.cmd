@@ -6,7 +6,8 @@ rem   pos-sync-agent-service.cmd install     register the service, or bring a re
 rem   pos-sync-agent-service.cmd uninstall   stop and remove the service; the data is kept
 rem   pos-sync-agent-service.cmd prune-logs [FOLDER]  keep the newest five rotated service logs (NSSM runs it)
 rem Run it elevated. It starts nothing: the installer then runs net start pos-sync-agent.
-rem Exit code 0 when every step worked; otherwise the failed step is named and the code is 1.
+rem Exit code 0 when every step worked; 3 when install registered the service but kept a configuration
+rem it did not write (start it once it has been read); otherwise the failed step is named and the code is 1.
 rem (Each step is checked on its own line: Wine's cmd.exe, where the test runs, gets the or-else operator wrong.)
 setlocal
 set "SERVICE=pos-sync-agent"
@@ -28,6 +29,12 @@ exit /b 2
 rem The machine-wide folder: configuration (readable by users, so the desktop app and the command find
 rem the service's site), data and the service's logs. SYSTEM and Administrators: full; LocalService
 rem (the service's account): modify; Users: may list the folder and read config.json, nothing else.
+rem A configuration already there on a PC without the service was not written by this script: any
+rem account may create the folder under %ProgramData%. It is kept, and the script ends with exit code
+rem 3 so that the installer does not start the service on it before a person has read it.
+set "KEPT="
+"%SC%" query %SERVICE% >nul 2>&1
+if errorlevel 1 if exist "%SITE%\config.json" set "KEPT=1"
 set "STEP=the folder %SITE%"
 if not exist "%SITE%\data\" mkdir "%SITE%\data"
 if not exist "%SITE%\service-logs\" mkdir "%SITE%\service-logs"
@@ -37,13 +44,14 @@ if not exist "%SITE%\service-logs\" goto failed
 if not exist "%SITE%\config.json" goto failed
 set "STEP=icacls"
 rem A folder that was there before may have been made by any account (Users may create folders under
-rem %ProgramData%): Administrators take it over, and every entry written on it and on what it holds
-rem goes, before the grants below replace what is inherited.
+rem %ProgramData%): Administrators take it over with everything in it, the folder is made private,
+rem and only then is every entry written on what it holds dropped, so that it all inherits the
+rem private folder's (never the folder itself: reset, it would inherit %ProgramData%'s for a while).
 "%SystemRoot%\System32\icacls.exe" "%SITE%" /setowner *S-1-5-32-544 /T /C /Q >nul
 if errorlevel 1 goto failed
-"%SystemRoot%\System32\icacls.exe" "%SITE%" /reset /T /C /Q >nul
-if errorlevel 1 goto failed
 "%SystemRoot%\System32\icacls.exe" "%SITE%" /inheritance:r /grant:r "*S-1-5-18:(OI)(CI)F" "*S-1-5-32-544:(OI)(CI)F" "*S-1-5-19:(OI)(CI)M" "*S-1-5-32-545:(RX)" >nul
+if errorlevel 1 goto failed
+"%SystemRoot%\System32\icacls.exe" "%SITE%\*" /reset /T /C /Q >nul
 if errorlevel 1 goto failed
 "%SystemRoot%\System32\icacls.exe" "%SITE%\config.json" /grant "*S-1-5-32-545:R" >nul
 if errorlevel 1 goto failed
@@ -116,6 +124,10 @@ rem NSSM itself ended: the Service Control Manager starts it again (10 s, 30 s, 
 set "STEP=sc failure"
 "%SC%" failure %SERVICE% reset= 86400 actions= restart/10000/restart/30000/restart/60000
 if errorlevel 1 goto failed
+if defined KEPT (
+  echo pos-sync-agent service: registered, not to be started yet: %SITE%\config.json was already there and was kept. Read it, then start the service: net start %SERVICE% 1>&2
+  exit /b 3
+)
 exit /b 0
 
 :uninstall

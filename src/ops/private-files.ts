@@ -21,7 +21,7 @@ import { walkFolder } from './folder-walk';
  *    at start-up, which tightens files left by older versions or created under another umask.
  * 3. On Windows (no umask), an ACL on the data folder granting only the owner, SYSTEM and
  *    Administrators, inherited by everything created inside it (`applyWindowsPrivateAcl`), on a
- *    folder the agent's account owns and with no entry another account wrote there left on it.
+ *    folder the agent's account owns.
  *
  * The one exception is the till's own file, `pos-sync.db` with its `-wal` and `-shm` (a WAL reader
  * needs both): `till.readerGroup` may read those three, nothing else (`applyTillReaderAccess`).
@@ -217,12 +217,20 @@ export function windowsOwnerArgs(target: string, owner: string): string[] {
 }
 
 /**
- * icacls arguments dropping every entry written on `target` itself (`/reset`: only what it inherits is
- * left, until the grants of windowsPrivateAclArgs replace that too). `/grant:r` replaces the entries
- * of the accounts it names only: one another account gave itself stayed.
+ * icacls arguments dropping the entries written on everything inside `folder` (`/reset` of its
+ * contents: each then has only what it inherits, the folder's private grants). Never the folder
+ * itself: a reset folder inherits its parent's entries until it is made private again.
  */
-export function windowsResetArgs(target: string): string[] {
-  return [target, '/reset', '/Q'];
+export function windowsResetContentsArgs(folder: string): string[] {
+  return [path.win32.join(folder, '*'), '/reset', '/T', '/C', '/Q'];
+}
+
+/** Groups every account on a PC belongs to (by SID): an entry for one on the folder itself is removed. */
+export const BROAD_SIDS = ['*S-1-1-0', '*S-1-5-11', '*S-1-5-32-545', '*S-1-5-32-546', '*S-1-5-4'] as const;
+
+/** icacls arguments removing the grants to BROAD_SIDS written on `target` itself. */
+export function windowsRemoveBroadArgs(target: string): string[] {
+  return [target, '/remove:g', ...BROAD_SIDS, '/Q'];
 }
 
 /**
@@ -243,25 +251,36 @@ function runIcacls(args: readonly string[], log: Logger): void {
 
 /**
  * Windows: the data folder (and the log and backup folders elsewhere) private, inherited by their
- * contents: owned by the agent's account, every entry another account wrote on it dropped, then
- * full control for the owner, SYSTEM and Administrators only. Only an owner may reset the entries
- * safely (an owner can always grant itself access again), so a folder whose owner the agent's account
- * cannot become keeps its entries and the log says so; the grants are made either way, and a folder
- * that cannot get them stops start-up.
+ * contents. In an order that never leaves a folder open: owned by the agent's account (an owner can
+ * always change an ACL, so a folder another account made stayed that account's to open again); then
+ * made private (inherited entries removed, full control for the owner, SYSTEM and Administrators);
+ * then the grants to groups every account is in written on the folder itself removed; then every
+ * entry written on its contents dropped, so they inherit the folder's. A folder whose owner the
+ * agent's account cannot become keeps its owner, and one whose extra entries cannot be removed keeps
+ * them, and the log says so; a folder that cannot be made private stops start-up. An entry another account gave one named account on the folder itself
+ * stays: `icacls` cannot remove what it is not named (docs/operations.md, "Private files").
  */
 export function applyWindowsPrivateAcl(dirs: readonly string[], log: Logger): void {
   if (POSIX) return;
   const owner = windowsAccountName();
   for (const dir of dirs) {
     if (!fs.existsSync(dir)) continue;
-    let owned = true;
     try {
       runIcacls(windowsOwnerArgs(dir, owner), log);
     } catch (err) {
-      owned = false;
-      log.warn(`${dir}: could not make ${owner} its owner, so the entries other accounts may have on it stay: ${(err as Error).message}`);
+      log.warn(`${dir}: could not make ${owner} its owner, so the account that owns it may still change its permissions: ${(err as Error).message}`);
     }
-    if (owned) runIcacls(windowsResetArgs(dir), log);
     runIcacls(windowsPrivateAclArgs(dir, { owner, directory: true }), log);
+    // The folder is private from here on: what follows only removes more, and a failure of it is said,
+    // not a reason to stop.
+    const tighten = (args: string[], what: string): void => {
+      try {
+        runIcacls(args, log);
+      } catch (err) {
+        log.warn(`${dir}: could not remove ${what}: ${(err as Error).message}`);
+      }
+    };
+    tighten(windowsRemoveBroadArgs(dir), 'the grants to Everyone, Users and the like written on it');
+    if (fs.readdirSync(dir).length > 0) tighten(windowsResetContentsArgs(dir), 'the permissions written on the files in it');
   }
 }

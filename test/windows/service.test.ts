@@ -156,6 +156,20 @@ describe('Windows: the service (NSSM under the Service Control Manager)', () => 
   });
 
   it("registers with the installer's script, runs from the SCM, survives taskkill, stops cleanly mid-apply, upgrades and unregisters keeping the data", async () => {
+    // 0. A configuration already in %ProgramData% on a PC without the service (any account can make the
+    //    folder): registered, kept, and the script says not to start the service on it unread (exit 3).
+    fs.mkdirSync(SITE, { recursive: true });
+    fs.writeFileSync(path.join(SITE, 'config.json'), '{"tunnel":{"command":"planted.exe"}}');
+    const planted = await serviceScript('install');
+    assert.equal(planted.code, 3, `${planted.stdout}${planted.stderr}`);
+    assert.match(planted.stderr, /registered, not to be started yet: C:\\ProgramData\\pos-sync-agent\\config\.json was already there and was kept/);
+    assert.equal(fs.readFileSync(path.join(SITE, 'config.json'), 'utf8'), '{"tunnel":{"command":"planted.exe"}}');
+    assert.equal(await state(), 1, 'registered, not started (SERVICE_STOPPED)');
+    // The same script run again (the update path, the service now registered) keeps it without the warning.
+    assert.equal((await serviceScript('install')).code, 0);
+    assert.equal((await serviceScript('uninstall')).code, 0);
+    fs.rmSync(SITE, { recursive: true, force: true });
+
     // 1. Registration: the installer's own commands, under Wine's cmd.exe.
     const install = await serviceScript('install');
     assert.equal(install.code, 0, `${install.stdout}${install.stderr}`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCrash } from '../../../src/ops/crash';
 import { ConfigError } from '../../../src/errors';
-import { SID_ADMINISTRATORS, SID_SYSTEM, TILL_FILES, windowsAccountName, windowsOwnerArgs, windowsPrivateAclArgs, windowsResetArgs, windowsTillReaderAclArgs } from '../../../src/ops/private-files';
+import { SID_ADMINISTRATORS, SID_SYSTEM, TILL_FILES, windowsAccountName, BROAD_SIDS, windowsOwnerArgs, windowsPrivateAclArgs, windowsRemoveBroadArgs, windowsResetContentsArgs, windowsTillReaderAclArgs } from '../../../src/ops/private-files';
 
 describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
   it('a private folder: inheritance removed, full control for the owner, SYSTEM and Administrators only, inherited by its contents', () => {
@@ -24,9 +24,12 @@ describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
     assert.ok(!args.some((a) => /Everyone|Users|S-1-1-0|S-1-5-11|S-1-5-32-545/.test(a)));
   });
 
-  it("before the grants: the agent's account made the owner, and the entries written on the folder dropped", () => {
+  it("with the grants: the agent's account made the owner, broad grants on the folder and entries on its contents dropped", () => {
     assert.deepEqual(windowsOwnerArgs('C:\\ProgramData\\pos-sync-agent\\data', 'NT AUTHORITY\\LOCAL SERVICE'), ['C:\\ProgramData\\pos-sync-agent\\data', '/setowner', 'NT AUTHORITY\\LOCAL SERVICE', '/Q']);
-    assert.deepEqual(windowsResetArgs('C:\\data'), ['C:\\data', '/reset', '/Q']);
+    // The folder itself is never reset (it would inherit its parent's entries until made private again): its contents are.
+    assert.deepEqual(windowsResetContentsArgs('C:\\data'), ['C:\\data\\*', '/reset', '/T', '/C', '/Q']);
+    assert.deepEqual(windowsRemoveBroadArgs('C:\\data'), ['C:\\data', '/remove:g', '*S-1-1-0', '*S-1-5-11', '*S-1-5-32-545', '*S-1-5-32-546', '*S-1-5-4', '/Q']);
+    assert.deepEqual([...BROAD_SIDS].sort(), ['*S-1-1-0', '*S-1-5-11', '*S-1-5-32-545', '*S-1-5-32-546', '*S-1-5-4'].sort(), 'Everyone, Authenticated Users, Users, Guests, INTERACTIVE');
   });
 
   it('well-known SIDs, not names that change with the language of Windows', () => {
