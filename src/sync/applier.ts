@@ -440,6 +440,10 @@ export class Applier {
 
   private applyRow(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null): AppliedUpdate {
     const started = performance.now();
+    // 0. A note that this apply starts, before its body is even read, removed by step 2 (applyPlan): a
+    //    start that finds it says "the agent stopped during update L:S; applying it again"
+    //    (src/sync/resume.ts), and a thread that ends meanwhile is this update's failure (ApplierHost).
+    markApplying(this.agent, { inboxId: row.id, locationId, changeSequence: row.change_sequence, startedAt: new Date(this.now()).toISOString() });
     const { plan, total } = this.countedPlanFor(row.id);
     const report = this.events.progress;
     if (!report) return this.applyPlan(locationId, row, baseline, forced, expectedLast, plan, started);
@@ -452,9 +456,6 @@ export class Applier {
   private applyPlan(locationId: number, row: PendingRow, baseline: boolean, forced: boolean, expectedLast: number | null, plan: UpdatePlan, started: number): AppliedUpdate {
     const at = new Date(this.now()).toISOString();
     let rowsWritten = 0;
-    // 0. A note that this apply starts, removed by step 2: a start that finds it says "the agent
-    //    stopped during update L:S; applying it again" (src/sync/resume.ts).
-    markApplying(this.agent, { inboxId: row.id, locationId, changeSequence: row.change_sequence, startedAt: at });
     // 1. The till's file: menu rows, applied sequence and the record, in one transaction.
     this.till
       .transaction(() => {
