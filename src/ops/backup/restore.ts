@@ -127,6 +127,9 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
       fsyncPath(path.join(previousSavedAs, path.basename(live(kind))));
     }
     fsyncPath(previousSavedAs);
+    // A 0.1 folder's one file: named itself, as `restore` takes it back (a 0.1 backup is one file).
+    const saved = fs.readdirSync(previousSavedAs);
+    if (saved.length === 1 && saved[0] === path.basename(live('till'))) previousSavedAs = path.join(previousSavedAs, saved[0]);
     if (fs.existsSync(`${live('till')}-wal`)) {
       throw new AppError('database_in_use', 409, `another program (the till?) has ${live('till')} open: close it and retry (the current files were saved in ${previousSavedAs})`);
     }

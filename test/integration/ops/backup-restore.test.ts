@@ -433,9 +433,10 @@ describe('backup and restore', () => {
     const r = cli('restore', set, '--config', config);
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /No data in/);
-    const kept = /The files it replaced are kept as (\S+)\.\n/.exec(r.stdout)?.[1];
-    assert.ok(kept, r.stdout);
-    const saved = path.join(kept, 'pos-sync.db');
+    // The file itself is named, as restore takes it back.
+    const saved = /The files it replaced are kept as (\S+\.db)\.\n/.exec(r.stdout)?.[1];
+    assert.ok(saved, r.stdout);
+    assert.equal(path.basename(saved), 'pos-sync.db');
     assert.equal(inboxRows(saved), before, "0.1's rows, every one");
     assert.equal(fs.statSync(saved).mode & 0o777, 0o600);
     assert.equal(checkBackupFile(saved).kind, 'single-file', 'restorable as a 0.1 backup');
