@@ -44,6 +44,8 @@ export class Agent {
   private readonly started: AgentService[] = [];
   private stopping = false;
   private stored = 0;
+  /** Large imports whose body file is being written on this thread (see sweepBodyFiles). */
+  private importsInFlight = 0;
   /** What this start found left by the previous run, until a drain has applied it (src/sync/resume.ts). */
   private resume: ResumeNote | null = null;
 
@@ -218,10 +220,13 @@ export class Agent {
   /**
    * Removes body files no row names: a crash (of the agent, or of the webhook thread) came between
    * writing one and committing its row, and the sender was not answered 200 and sends again. Only
-   * while no receipt is under way: at a start, and before a new webhook thread listens.
+   * while no receipt is under way: at a start, and before a new webhook thread listens unless an
+   * import is writing its file here.
    */
   private sweepBodyFiles(): void {
     const { config, log } = this;
+    // An import writing its file on this thread: that file is no row's yet. Swept at the next chance.
+    if (this.importsInFlight > 0) return;
     try {
       const swept = sweepBodyFiles(this.core.agentDb, config.dataDir);
       if (swept.removed > 0) log.info(`removed ${swept.removed} body file${swept.removed === 1 ? '' : 's'} that no update names (an interrupted receipt, whose sender was not answered and sends again, or a pruned body)`);
@@ -327,9 +332,15 @@ export class Agent {
     // Before the file is written: an agent that is not running refuses without leaving one behind.
     const inbox = this.inbox;
     if (raw.length < this.config.webhook.fileBodyFromBytes) return inbox.receive(delivery);
-    const file = await writeBodyFile(this.config.dataDir, raw);
-    const { raw: _inMemory, ...rest } = delivery;
-    return inbox.receiveFile({ ...rest, file });
+    // Counted while its file is named by no row yet: a sweep then would take it (sweepBodyFiles).
+    this.importsInFlight += 1;
+    try {
+      const file = await writeBodyFile(this.config.dataDir, raw);
+      const { raw: _inMemory, ...rest } = delivery;
+      return await inbox.receiveFile({ ...rest, file });
+    } finally {
+      this.importsInFlight -= 1;
+    }
   }
 
   forceApply(inboxId: number, actor: string, reason: string): Promise<{ forced: AppliedUpdate; then: AppliedUpdate[] }> {
