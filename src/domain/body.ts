@@ -77,6 +77,8 @@ const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES } as c
 
 /** A body past MAX_ITEMS or MAX_MEMBER_BYTES, refused with the member named. */
 function overLimit(err: JsonLimitError): ReadBodyResult {
+  // ScheduledItems that is not an array, too large to parse: what the envelope's check would say of it.
+  if (err.kind === 'member' && err.key === 'ScheduledItems') return { ok: false, error: { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' } };
   return err.kind === 'elements'
     ? { ok: false, error: { id: 'too_many_items', field: err.key, message: `more than the ${err.limit} items one update may hold` } }
     : { ok: false, error: { id: 'member_too_large', field: err.key, message: `more than the ${err.limit} bytes a member other than ScheduledItems may take` } };

@@ -151,23 +151,27 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
       pos = open.pos;
       let more = !open.value;
       while (more) {
+        // The element, then the limit, then what follows it: in scanObject's order, so that both
+        // refuse the same body the same way.
         const element = w.step(pos, (s) => {
           s.ws();
           const start = w.base + s.pos;
           s.value();
-          const span = { start, end: w.base + s.pos };
+          return { start, end: w.base + s.pos };
+        });
+        if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
+        found.push(element.value);
+        const sep = w.step(element.pos, (s) => {
           s.ws();
           if (s.b[s.pos] === COMMA) {
             s.pos++;
-            return { span, next: true };
+            return true;
           }
           s.expect(CLOSE_BRACKET, "',' or ']' in an array");
-          return { span, next: false };
+          return false;
         });
-        if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
-        found.push(element.value.span);
-        pos = element.pos;
-        more = element.value.next;
+        pos = sep.pos;
+        more = sep.value;
         yield;
       }
       elements = found;

@@ -24,10 +24,10 @@ import { auditOnDataFolder } from '../../store/audit';
 
 type Link = { url: string; expiresAt: string; rotated: boolean };
 
-/** Nothing listens on the channel (no agent, or one from before the route existed). */
+/** Nothing listens on the channel: no agent runs on the folder. */
 function nobodyAnswers(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ECONNREFUSED' || (err instanceof AppError && err.id === 'not_found');
+  return code === 'ENOENT' || code === 'ECONNREFUSED';
 }
 
 async function fromAgent(config: Readonly<Config>, rotate: boolean): Promise<Link | null> {
@@ -37,6 +37,13 @@ async function fromAgent(config: Readonly<Config>, rotate: boolean): Promise<Lin
     return reply;
   } catch (err) {
     if (nobodyAnswers(err)) return null;
+    if (err instanceof AppError && err.id === 'not_found') {
+      throw new AppError(
+        'agent_too_old',
+        409,
+        `the agent running on ${config.dataDir} is an older version that gives no login links to this command: restart it (it then runs this version), or use the address it printed when it started`,
+      );
+    }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') {
       throw new AppError(

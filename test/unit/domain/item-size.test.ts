@@ -61,6 +61,18 @@ describe('the number of items and the size of the other members', () => {
       assert.deepEqual(over.ok ? null : over.error, { id: 'too_many_items', field: 'ScheduledItems', message: `more than the ${MAX_ITEMS} items one update may hold` });
     });
 
+    it(`refuses the item limit before what follows the item past it, as both readers do (${what})`, () => {
+      const raw = Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"ScheduledItems":[${new Array(MAX_ITEMS + 1).fill('0').join(',')} x]}`);
+      const r = read(raw);
+      assert.equal(r.ok ? null : r.error.id, 'too_many_items');
+    });
+
+    it(`says a ScheduledItems that is not an array is not one, however large (${what})`, () => {
+      const raw = Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"ScheduledItems":"${'x'.repeat(MAX_MEMBER_BYTES)}"}`);
+      const r = read(raw);
+      assert.deepEqual(r.ok ? null : r.error, { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' });
+    });
+
     it(`refuses a member other than ScheduledItems of more than MAX_MEMBER_BYTES (${what})`, () => {
       const at = read(member(MAX_MEMBER_BYTES));
       assert.ok(at.ok, JSON.stringify(at.ok ? null : at.error));
