@@ -119,6 +119,8 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
       if (!fs.existsSync(live(kind))) continue;
       const db = new Database(live(kind), { fileMustExist: true, timeout: 2_000 });
       try {
+        // Only read here, but the one rule for every writable connection (test/faults/synchronous.test.ts).
+        db.pragma('synchronous = FULL');
         await db.backup(path.join(previousSavedAs, path.basename(live(kind))));
       } finally {
         db.close();
