@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { controlEndpoint, ensurePrivateRuntimeDir } from '../ops/control-protocol';
+import { controlEndpoint } from '../ops/control-protocol';
 import { ControlClient } from '../ops/control-request';
 import { isInstanceLocked, runningAgent, tryAcquireInstanceLock } from '../ops/instance';
 import { makePrivateDir } from '../ops/private-files';
@@ -37,7 +37,6 @@ export async function reachAgent(dataDir: string, actor: string, waitMs: number)
   for (;;) {
     if (!isInstanceLocked(dataDir)) return null;
     try {
-      if (process.platform !== 'win32') ensurePrivateRuntimeDir(endpoint, false);
       const client = new ControlClient(endpoint, actor);
       const { pid } = await client.ping();
       return { client, pid };

@@ -33,16 +33,32 @@ function folderKey(dataDir: string): string {
 }
 
 /**
- * Where the agent for `dataDir` listens. A data folder too deep for a socket path gets a socket in a
- * private folder of the user's own under the system temp folder (checked to be the user's and
- * owner-only before use, so another account cannot plant a socket there).
+ * Where a client finds the agent for `dataDir`: the socket in the data folder, or (Windows) the file
+ * naming this start's pipe. A data folder too deep for a socket path gets, like Windows, a file in the
+ * data folder (CONTROL_SOCKET_POINTER_FILE) naming a socket in a folder of a random name the agent
+ * made under the system temp folder at its start: a name another account can work out ahead (0.3's
+ * first builds used `pos-sync-agent-<uid>`) let that account make the folder first and keep the agent
+ * from starting.
  */
 export function controlEndpoint(dataDir: string, platform: NodeJS.Platform = process.platform): string {
   // Windows: the file naming this start's pipe (controlTarget reads it).
   if (platform === 'win32') return path.win32.join(dataDir, CONTROL_PIPE_FILE);
   const inFolder = path.join(path.resolve(dataDir), CONTROL_SOCKET_FILE);
   if (Buffer.byteLength(inFolder) <= MAX_SOCKET_PATH_BYTES) return inFolder;
-  return path.join(privateRuntimeDir(), `${folderKey(dataDir)}.sock`);
+  return path.join(path.resolve(dataDir), CONTROL_SOCKET_POINTER_FILE);
+}
+
+/** Unix, a data folder too deep for a socket path: the file in it naming this start's socket. */
+export const CONTROL_SOCKET_POINTER_FILE = 'control-socket';
+
+/** Whether `endpoint` (controlEndpoint) is a file naming the socket rather than the socket. */
+export function namesSocket(endpoint: string, platform: NodeJS.Platform = process.platform): boolean {
+  return platform !== 'win32' && path.basename(endpoint) === CONTROL_SOCKET_POINTER_FILE;
+}
+
+/** A new folder for this start's socket, of a random name, owner-only (mkdtemp makes it 0700). */
+export function newControlSocketDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-agent-'));
 }
 
 /** Windows: the file in the data folder naming the running agent's control pipe. */
@@ -62,27 +78,31 @@ export function newControlPipe(dataDir: string): string {
  * pipe is treated as no agent.
  */
 export function controlTarget(endpoint: string, platform: NodeJS.Platform = process.platform): string {
+  if (namesSocket(endpoint, platform)) return namedSocket(endpoint);
   if (platform !== 'win32') return endpoint;
   const name = fs.readFileSync(endpoint, 'utf8').trim();
   if (!CONTROL_PIPE_NAME.test(name)) throw Object.assign(new Error(`${endpoint} names no control pipe`), { code: 'ENOENT' });
   return name;
 }
 
-function privateRuntimeDir(): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `pos-sync-agent-${uid}`);
-}
-
-/** Creates (server) or checks (client) the private folder a fallback socket lives in. */
-export function ensurePrivateRuntimeDir(endpoint: string, create: boolean): void {
-  const dir = path.dirname(endpoint);
-  if (process.platform === 'win32' || dir !== privateRuntimeDir()) return;
-  if (create) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = fs.lstatSync(dir);
-  const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
-  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
-    throw new Error(`${dir} is not a private folder of this account: remove it and start the agent again`);
+/**
+ * The socket a CONTROL_SOCKET_POINTER_FILE names, once its folder is checked: owner-only and owned by
+ * the account that wrote the file (the agent's), so no other account's socket is taken for the
+ * agent's. A file that names no socket, or a folder that is not so, is treated as no agent.
+ */
+function namedSocket(file: string): string {
+  const owner = fs.statSync(file).uid;
+  const socket = fs.readFileSync(file, 'utf8').trim();
+  const noAgent = (why: string): Error => Object.assign(new Error(`${file} ${why}`), { code: 'ENOENT' });
+  if (!path.isAbsolute(socket) || path.basename(socket) !== CONTROL_SOCKET_FILE) throw noAgent('names no control socket');
+  let dir: fs.Stats;
+  try {
+    dir = fs.lstatSync(path.dirname(socket));
+  } catch {
+    throw noAgent('names a socket whose folder is gone');
   }
+  if (!dir.isDirectory() || dir.uid !== owner || (dir.mode & 0o077) !== 0) throw noAgent(`names a socket in ${path.dirname(socket)}, which is not a private folder of the agent's account`);
+  return socket;
 }
 
 /** Who asks: the CLI's operator name (user@host), for the audit log. */

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import Router from 'router';
 import type { z } from 'zod';
@@ -12,7 +14,7 @@ import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
 import { writeFileExclusive } from '../files/exclusive-write';
 import { controlSecretRoutes } from './control-secrets';
-import { ACTOR_HEADER, AckWarningsBody, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, ensurePrivateRuntimeDir, newControlPipe } from './control-protocol';
+import { ACTOR_HEADER, AckWarningsBody, CONTROL_SOCKET_FILE, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, namesSocket, newControlPipe, newControlSocketDir } from './control-protocol';
 
 /**
  * The agent's end of the control channel (control-protocol.ts): the CLI's data-changing commands
@@ -98,11 +100,31 @@ export function createControlApp(agent: Agent, log: Logger): (req: http.Incoming
   return requestListener(app, fail, (req, res) => fail(noSuchRoute(), req, res, () => res.destroy()));
 }
 
+/**
+ * The socket folder an earlier start named in `file` (a deep data folder), if it is this account's
+ * and was made as newControlSocketDir makes one: a crash left it. Anything else is left alone.
+ */
+function removeNamedSocketDir(file: string): void {
+  try {
+    const dir = path.dirname(fs.readFileSync(file, 'utf8').trim());
+    const st = fs.lstatSync(dir);
+    if (st.isDirectory() && st.uid === process.getuid?.() && /^pos-sync-agent-[A-Za-z0-9]{6}$/.test(path.basename(dir)) && path.dirname(dir) === os.tmpdir()) {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  } catch {
+    // No file, or nothing there: nothing to remove.
+  }
+  fs.rmSync(file, { force: true });
+}
+
 export class ControlService implements AgentService {
   readonly name = 'control';
   private server: http.Server | null = null;
   private endpoint: string | null = null;
+  /** Windows: this start's pipe; a deep data folder: this start's socket. What the endpoint file names. */
   private pipe: string | null = null;
+  /** A deep data folder: the folder of this start's socket (newControlSocketDir). */
+  private socketDir: string | null = null;
 
   constructor(private readonly log: Logger) {}
 
@@ -110,17 +132,25 @@ export class ControlService implements AgentService {
     const endpoint = controlEndpoint(agent.config.dataDir);
     // Windows: this start's own pipe, named in the data folder once it listens (control-protocol.ts).
     const pipe = process.platform === 'win32' ? newControlPipe(agent.config.dataDir) : null;
-    if (process.platform !== 'win32') {
-      ensurePrivateRuntimeDir(endpoint, true);
+    // A data folder too deep for a socket path: this start's socket in a folder of a random name,
+    // named in the data folder once it listens, as the pipe is.
+    let socket: string | null = null;
+    if (namesSocket(endpoint)) {
+      // What a crash left: this process holds the data folder's lock, so no agent uses it.
+      removeNamedSocketDir(endpoint);
+      this.socketDir = newControlSocketDir();
+      socket = path.join(this.socketDir, CONTROL_SOCKET_FILE);
+    } else if (process.platform !== 'win32') {
       // A socket left by a crash: this process holds the data folder's lock, so no agent uses it.
       fs.rmSync(endpoint, { force: true });
+      socket = endpoint;
     }
     const server = http.createServer(createControlApp(agent, this.log));
     // An import of a large file may take a while to apply; the CLI waits for it.
     server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(pipe ?? endpoint, () => {
+      server.listen(pipe ?? socket ?? endpoint, () => {
         server.off('error', reject);
         resolve();
       });
@@ -130,13 +160,20 @@ export class ControlService implements AgentService {
       writeFileExclusive(endpoint, `${pipe}\n`);
     } else {
       // The umask makes the socket owner-only; say so explicitly where the platform allows.
-      fs.chmodSync(endpoint, 0o600);
+      fs.chmodSync(socket!, 0o600);
+      if (socket !== endpoint) writeFileExclusive(endpoint, `${socket}\n`);
     }
     this.server = server;
     this.endpoint = endpoint;
-    this.pipe = pipe;
+    this.pipe = pipe ?? (socket !== endpoint ? socket : null);
     // The pipe's name stays out of the log: the file is what lets a client find it.
-    this.log.info(pipe ? `control channel for the command line on a named pipe, named in ${endpoint}` : `control channel for the command line at ${endpoint}`);
+    this.log.info(
+      pipe
+        ? `control channel for the command line on a named pipe, named in ${endpoint}`
+        : socket !== endpoint
+          ? `control channel for the command line at ${socket}, named in ${endpoint} (the data folder's path is too long for a socket's)`
+          : `control channel for the command line at ${endpoint}`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -146,7 +183,7 @@ export class ControlService implements AgentService {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     if (this.endpoint && this.pipe) {
-      // Only a file that still names this start's pipe.
+      // Only a file that still names this start's pipe (or socket).
       try {
         if (fs.readFileSync(this.endpoint, 'utf8').trim() === this.pipe) fs.rmSync(this.endpoint, { force: true });
       } catch {
@@ -155,7 +192,9 @@ export class ControlService implements AgentService {
     } else if (this.endpoint) {
       fs.rmSync(this.endpoint, { force: true });
     }
+    if (this.socketDir) fs.rmSync(this.socketDir, { recursive: true, force: true });
     this.endpoint = null;
     this.pipe = null;
+    this.socketDir = null;
   }
 }

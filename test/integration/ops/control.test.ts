@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -151,6 +152,34 @@ describe('CLI commands hand their work to the running agent', () => {
       await agent.kill('SIGTERM');
     }
     assert.match(cli(config, 'status').stdout, /last applied ChangeSequence 1041/);
+  });
+
+  it('a data folder too deep for a socket path: the channel works, and a folder another account made in /tmp does not stop it', async () => {
+    const base = tempDir();
+    const dataDir = path.join(base, 'd'.repeat(100));
+    fs.mkdirSync(dataDir);
+    const config = writeConfig(base, { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
+    // The name 0.3's first builds used, made first by another account (nobody), which then stopped
+    // the agent's start: it needs no folder of a known name any more.
+    const squatted = path.join(os.tmpdir(), `pos-sync-agent-${process.getuid?.() ?? 0}`);
+    const madeHere = !fs.existsSync(squatted);
+    if (madeHere) assert.equal(spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'mkdir', '-m', '700', squatted], { cwd: '/' }).status, 0);
+    const agent = await startChildAgent(config);
+    try {
+      const pointer = path.join(dataDir, 'control-socket');
+      assert.equal(controlEndpoint(dataDir), pointer);
+      const socket = fs.readFileSync(pointer, 'utf8').trim();
+      assert.match(path.basename(path.dirname(socket)), /^pos-sync-agent-[A-Za-z0-9]{6}$/);
+      assert.equal(fs.statSync(path.dirname(socket)).mode & 0o777, 0o700);
+      const paused = cli(config, 'pause');
+      assert.equal(paused.status, 0, paused.stderr);
+      assert.match(paused.stdout, /Handed to the running agent/);
+      assert.equal(cli(config, 'resume').status, 0);
+    } finally {
+      await agent.kill('SIGTERM');
+      if (madeHere) fs.rmSync(squatted, { recursive: true, force: true });
+    }
+    assert.equal(fs.existsSync(path.join(dataDir, 'control-socket')), false, 'a clean stop removes the file');
   });
 
   it('another OS user cannot reach the control socket', needs('root (a second OS user)'), async (t) => {

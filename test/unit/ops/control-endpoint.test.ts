@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { controlEndpoint, controlTarget, ensurePrivateRuntimeDir, newControlPipe } from '../../../src/ops/control-protocol';
+import { controlEndpoint, controlTarget, newControlPipe, newControlSocketDir } from '../../../src/ops/control-protocol';
 
 describe('the control endpoint', () => {
   it('is agent.sock in the data folder when the path fits a socket address', () => {
@@ -32,20 +32,38 @@ describe('the control endpoint', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('moves to a private folder of the user when the data folder is too deep for a socket path', () => {
+  it('when the data folder is too deep for a socket path, is a file in it naming a socket in a folder of a random name', () => {
     const deep = path.join('/srv', 'x'.repeat(120));
-    const endpoint = controlEndpoint(deep, 'linux');
-    assert.ok(Buffer.byteLength(endpoint) <= 100, endpoint);
-    assert.equal(path.dirname(endpoint), path.join(os.tmpdir(), `pos-sync-agent-${process.getuid?.() ?? 0}`));
-    assert.notEqual(controlEndpoint(path.join('/srv', 'y'.repeat(120)), 'linux'), endpoint, 'one socket per data folder');
-    ensurePrivateRuntimeDir(endpoint, true);
-    assert.equal(fs.statSync(path.dirname(endpoint)).mode & 0o777, 0o700);
-    // A folder another account could write to is refused, not used.
-    fs.chmodSync(path.dirname(endpoint), 0o777);
+    assert.equal(controlEndpoint(deep, 'linux'), path.join(deep, 'control-socket'));
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-sync-deep-'));
+    const file = path.join(data, 'control-socket');
+    const dirs = [newControlSocketDir(), newControlSocketDir()];
     try {
-      assert.throws(() => ensurePrivateRuntimeDir(endpoint, false), /is not a private folder of this account/);
+      assert.notEqual(dirs[0], dirs[1], 'a new folder each start: no name another account can make first');
+      for (const dir of dirs) {
+        assert.equal(path.dirname(dir), os.tmpdir());
+        assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+      }
+      const socket = path.join(dirs[0]!, 'agent.sock');
+      assert.throws(() => controlTarget(file, 'linux'), { code: 'ENOENT' }, 'no file: no agent');
+      fs.writeFileSync(file, `${socket}\n`);
+      assert.equal(controlTarget(file, 'linux'), socket);
+      // A folder another account could write to is refused, not used.
+      fs.chmodSync(dirs[0]!, 0o777);
+      assert.throws(() => controlTarget(file, 'linux'), { code: 'ENOENT', message: /not a private folder of the agent's account/ });
+      fs.chmodSync(dirs[0]!, 0o700);
+      // So is one of another account's (a folder it made and named in a file it could not write).
+      if (process.getuid?.() === 0) {
+        fs.chownSync(dirs[0]!, 65534, 65534);
+        assert.throws(() => controlTarget(file, 'linux'), { code: 'ENOENT', message: /not a private folder of the agent's account/ });
+        fs.chownSync(dirs[0]!, 0, 0);
+      }
+      for (const other of ['relative/agent.sock', path.join(dirs[0]!, 'other.sock'), path.join(os.tmpdir(), 'gone-folder', 'agent.sock'), '']) {
+        fs.writeFileSync(file, other);
+        assert.throws(() => controlTarget(file, 'linux'), { code: 'ENOENT' }, other);
+      }
     } finally {
-      fs.chmodSync(path.dirname(endpoint), 0o700);
+      for (const dir of [data, ...dirs]) fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
