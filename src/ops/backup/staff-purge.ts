@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describeError } from '../../errors';
-import { STAFF_FILE, tableExists } from '../../store/database';
+import { STAFF_FILE, tableExists, TILL_FILE } from '../../store/database';
 
 import { fsyncPath, MANIFEST, STAMP } from './files';
 
@@ -48,6 +48,9 @@ export function purgeStaffCopies(folders: readonly string[]): StaffCopiesPurged 
       // does not stop the others; it is reported.
       try {
         if (SET_FOLDER.test(name)) {
+          // A 0.1 data folder's one file, kept whole by a restore into it (ops/backup/restore.ts).
+          const till = path.join(entry, TILL_FILE);
+          if (fs.existsSync(till) && emptyLegacyStaffTables(till)) legacyFiles.push(till);
           const staffFile = path.join(entry, STAFF_FILE);
           if (!fs.existsSync(staffFile)) continue;
           // The manifest first: a purge cut short leaves a set whose manifest already disowns staff.db, and the next purge deletes the file.

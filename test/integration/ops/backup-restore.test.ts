@@ -419,7 +419,8 @@ describe('backup and restore', () => {
     fs.mkdirSync(dataDir);
     fs.copyFileSync(fixture, path.join(dataDir, 'pos-sync.db'));
     const config = path.join(old, 'config.json');
-    fs.writeFileSync(config, JSON.stringify({ dataDir }));
+    // The staff interface configured (never reached here): `staff purge` needs the section.
+    fs.writeFileSync(config, JSON.stringify({ dataDir, employees: { baseUrl: 'http://127.0.0.1:9', organisationId: 1 } }));
     const inboxRows = (file: string): number => {
       const db = new Database(file, { readonly: true, fileMustExist: true });
       try {
@@ -440,11 +441,26 @@ describe('backup and restore', () => {
     assert.equal(inboxRows(saved), before, "0.1's rows, every one");
     assert.equal(fs.statSync(saved).mode & 0o777, 0o600);
     assert.equal(checkBackupFile(saved).kind, 'single-file', 'restorable as a 0.1 backup');
+    // `staff purge` finds the staff in it too (0.1 kept its staff cache in that one file).
+    const staffRows = (): number => {
+      const db = new Database(saved, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM staff_employees').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    assert.ok(staffRows() > 0, 'the 0.1 file held staff records');
+    const purge = cli('staff', 'purge', '--yes', '--json', '--config', config);
+    assert.equal(purge.status, 0, purge.stderr);
+    assert.ok((JSON.parse(purge.stdout) as { backupsPurged: { legacyFiles: string[] } }).backupsPurged.legacyFiles.includes(saved), purge.stdout);
+    assert.equal(staffRows(), 0, 'staff records left in the kept 0.1 file');
     // And restoring it brings the 0.1 data back (split again at the next open).
     const back = cli('restore', saved, '--config', config);
     assert.equal(back.status, 0, back.stderr);
     const core = new AgentCore(testConfig({ dataDir }), silentLogger);
     try {
+      // Its inbox and menu, every row (its staff cache went with the purge).
       assert.equal((core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, before);
     } finally {
       core.close();
