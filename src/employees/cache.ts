@@ -255,6 +255,14 @@ export class StaffCache {
     return (preparedStatement(this.db, 'SELECT * FROM staff_employees WHERE employee_id = ?').get(employeeId) as EmployeeRow | undefined) ?? null;
   }
 
+  /** An employee number typed by a person: any case; a current employee before a former one. */
+  employeeIdByNumber(employeeNumber: string): number | null {
+    const row = preparedStatement(this.db, 'SELECT employee_id FROM staff_employees WHERE employee_number = ? COLLATE NOCASE ORDER BY former, employee_id LIMIT 1').get(employeeNumber) as
+      | { employee_id: number }
+      | undefined;
+    return row?.employee_id ?? null;
+  }
+
   employeeByNumber(employeeNumber: string): EmployeeRow | null {
     return (preparedStatement(this.db, 'SELECT * FROM staff_employees WHERE employee_number = ? ORDER BY former LIMIT 1').get(employeeNumber) as EmployeeRow | undefined) ?? null;
   }

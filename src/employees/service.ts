@@ -166,6 +166,16 @@ export class StaffService {
     };
   }
 
+  /** The EmployeeID of the employee with this number (any case), current or former; null when none is cached. */
+  employeeIdByNumber(employeeNumber: string): number | null {
+    return this.cache.employeeIdByNumber(employeeNumber);
+  }
+
+  /** How fresh the cached employees are (what every staff answer rests on). */
+  employeesFreshness(): Freshness {
+    return this.freshnessOf('employees');
+  }
+
   /** Case- and accent-insensitive partial search on name or employee number; current staff first. */
   search(query: string, limit = 20): SearchResult {
     const capped = Math.max(1, Math.min(500, Math.floor(limit)));

@@ -6,6 +6,7 @@ import type { AccrualView, Freshness, StaffDetail } from '../../employees/model'
 import { StaffService } from '../../employees/service';
 import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
+import { cliCommand } from '../../config/invocation';
 import { silentLogger } from '../../log';
 import { purgeStaffCopies } from '../../ops/backup/staff-purge';
 import { legacySplitBackupDir } from '../../store/split';
@@ -40,9 +41,10 @@ function wholeNumber(ctx: CommandContext, name: string, fallback: number): numbe
 /** EMPLOYEE_ID: the EmployeeID, or an employee number (e.g. E1001) found in the cache. */
 function resolveEmployee(staff: StaffService, text: string): number {
   if (/^\d+$/.test(text)) return Number(text);
-  const hit = staff.search(text, 2).results.find((r) => r.employeeNumber?.toLowerCase() === text.toLowerCase());
-  if (!hit) throw new AppError('employee_not_found', 404, `no employee with number ${text} in the cache (run staff sync, or use the EmployeeID)`);
-  return hit.employeeId;
+  // The exact number, former staff included (a search ranks current staff whose numbers start with it first).
+  const id = staff.employeeIdByNumber(text);
+  if (id === null) throw new AppError('employee_not_found', 404, `no employee with number ${text} in the cache (run staff sync, or use the EmployeeID)`);
+  return id;
 }
 
 export function describeFreshness(f: Freshness): string {
@@ -196,10 +198,17 @@ export const staffResidency: Command = {
   run(ctx) {
     return withStaff(ctx, (staff) => {
       const warnings = staff.residencyWarnings();
-      if (ctx.json) ctx.printJson({ windowDays: staff.settings.residencyWarningDays, warnings });
-      else if (warnings.length === 0) ctx.out(`No residency status expires within ${staff.settings.residencyWarningDays} days.`);
-      else for (const w of warnings) ctx.out(`${w.employee.employeeId}  ${w.employee.name}: ${w.residency.warning}`);
-      return EXIT.ok;
+      // The answer is only as good as the cache it is read from: say how fresh that is, and give no
+      // all-clear from a cache that was never filled.
+      const freshness = staff.employeesFreshness();
+      if (ctx.json) ctx.printJson({ windowDays: staff.settings.residencyWarningDays, warnings, freshness });
+      else {
+        ctx.out(describeFreshness(freshness));
+        if (freshness.refreshedAt === null) ctx.out(`Nothing to check: run ${cliCommand('staff sync')} first.`);
+        else if (warnings.length === 0) ctx.out(`No residency status expires within ${staff.settings.residencyWarningDays} days.`);
+        else for (const w of warnings) ctx.out(`${w.employee.employeeId}  ${w.employee.name}: ${w.residency.warning}`);
+      }
+      return freshness.refreshedAt === null ? EXIT.failed : EXIT.ok;
     });
   },
 };

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort, waitFor } from '../../../src/dev/child-agent';
 import { tempDir } from '../../helpers/fixtures';
+import { createSiteData } from '../../helpers/site-data';
 import { startSimulator } from './sim';
 
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'pos-sync-agent.cjs');
@@ -40,6 +41,29 @@ describe('staff CLI', async () => {
     assert.match(show.stdout, /manager: François Dvořák \(E1008\)/);
     const cfgShown = await cli(['config', '--config', config]);
     assert.ok(!cfgShown.stdout.includes('cli-secret-token'), 'the token is masked');
+  });
+
+  it('show and accrual take an employee number in any case, a former employee too', async () => {
+    const show = await cli(['staff', 'show', 'e1004', '--config', config]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /José García-Núñez/);
+    const accrual = await cli(['staff', 'accrual', 'E1004', '--config', config]);
+    assert.match(accrual.stdout, /Holiday balance/);
+  });
+
+  it('residency says how fresh the cache is, and gives no all-clear from one never synced', async () => {
+    const fresh = await cli(['staff', 'residency', '--config', config]);
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.match(fresh.stdout, /^employees: \d+ records, refreshed /m);
+    const other = tempDir();
+    createSiteData(path.join(other, 'data'));
+    const neverConfig = path.join(other, 'config.json');
+    fs.writeFileSync(neverConfig, JSON.stringify({ dataDir: path.join(other, 'data'), admin: { enabled: false }, employees: { baseUrl: running.url, organisationId: 42, auth: { type: 'bearer', token: 'cli-secret-token' }, retries: 0 } }));
+    const never = await cli(['staff', 'residency', '--config', neverConfig]);
+    assert.equal(never.code, 1, never.stdout);
+    assert.match(never.stdout, /employees: never synced/);
+    assert.match(never.stdout, /Nothing to check: run pos-sync-agent staff sync --config /);
+    assert.doesNotMatch(never.stdout, /No residency status expires/);
   });
 
   it('submit with invalid fields: exit 4, every field error, nothing sent', async () => {
