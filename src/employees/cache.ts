@@ -134,24 +134,13 @@ export class StaffCache {
     return all.length;
   }
 
-  /** A full pull replaces every employment; a delta replaces those of the people it mentions. */
-  storeEmployments(records: readonly EmploymentRecord[], mode: 'full' | 'delta', now: string): number {
+  /** A full pull of employments replaces every one (they are never pulled by delta: sync.ts). */
+  storeEmployments(records: readonly EmploymentRecord[], now: string): number {
     const insert = this.db.prepare(`INSERT INTO staff_employments
       (employee_id, employee_number, reports_to, reports_to_employee_number, reports_to_faid, ir35, raw, refreshed_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.db.transaction(() => {
-      if (mode === 'full') this.db.exec('DELETE FROM staff_employments');
-      else {
-        const byId = this.db.prepare('DELETE FROM staff_employments WHERE employee_id = ?');
-        const byNumber = this.db.prepare('DELETE FROM staff_employments WHERE employee_id IS NULL AND employee_number = ?');
-        for (const r of records) {
-          if (typeof r.EmployeeID === 'number') byId.run(r.EmployeeID);
-          else {
-            const number = text(r[this.names.employeeNumber]);
-            if (number !== null) byNumber.run(number);
-          }
-        }
-      }
+      this.db.exec('DELETE FROM staff_employments');
       for (const r of records) {
         insert.run(
           typeof r.EmployeeID === 'number' ? r.EmployeeID : null,

@@ -8,8 +8,9 @@ import { LIMITS, type EmployeeRecord, type EmploymentRecord } from './schemas';
 /**
  * One sync run: pulls each resource and stores it in one transaction per pull. A resource that fails
  * (network, malformed answer) keeps its previous cache and its error is recorded; the others still
- * refresh. Employees and employments are pulled incrementally (delta=true&dateFrom=...) when the site
- * allows it and a recent full pull exists; otherwise, or when the service refuses delta, in full.
+ * refresh. Employees are pulled incrementally (delta=true&dateFrom=...) when the site allows it and a
+ * recent full pull exists; otherwise, or when the service refuses delta, in full. Employments always
+ * in full (below).
  */
 
 export interface SyncOptions {
@@ -141,21 +142,13 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
     return { mode: pulled.mode, count: cache.storeEmployees(all, currentIds, pulled.mode, clock().toISOString()) };
   });
 
+  // Employments always in full: the specification gives an Employment no identifier, so a delta
+  // naming one of a person's jobs cannot say which of the cached ones it replaces; replacing all of the
+  // person's with it dropped their other jobs until the next full pull.
   await run('employments', async () => {
-    const plan = planPull(cache.syncState('employments'), config, started, options.full);
-    let records: EmploymentRecord[] | null = null;
-    let pullMode: 'full' | 'delta' = 'full';
-    if (plan.mode === 'delta') {
-      try {
-        records = await client.employments({ delta: true, dateFrom: plan.dateFrom, showFormer: true });
-        pullMode = 'delta';
-      } catch (err) {
-        if (!deltaRefused(err)) throw err;
-      }
-    }
-    records ??= await client.employments({ showFormer: true });
+    const records: EmploymentRecord[] = await client.employments({ showFormer: true });
     warnings.push(...limitWarnings('employments', records));
-    return { mode: pullMode, count: cache.storeEmployments(records, pullMode, clock().toISOString()) };
+    return { mode: 'full', count: cache.storeEmployments(records, clock().toISOString()) };
   });
 
   const finishedAt = clock().toISOString();

@@ -142,6 +142,20 @@ describe('staff cache: incremental pulls, former staff, malformed answers', asyn
     assert.equal(staff.search('zoe').results.length, 1, 'others untouched by the delta');
   });
 
+  it("keeps a person's other jobs when one of them changes (employments are pulled in full)", async () => {
+    const first = sim.data.employments.find((m) => m.EmployeeID === 1002)!;
+    sim.data.employments.push({ ...first, JobTitle: 'Barista (Sundays)', LastModified: '2026-01-10T09:00:00' });
+    await staff.sync();
+    assert.equal(staff.show(1002)!.employments.length, 2);
+    Object.assign(first, { JobTitle: 'Head Server', LastModified: `${sim.today()}T12:00:00` });
+    sim.requests.length = 0;
+    const report = await staff.sync();
+    assert.equal(report.mode, 'delta', 'employees by delta');
+    const q = sim.requests.find((r) => r.path === '/organisations/42/Employees/Employments')!.query;
+    assert.equal(q.delta, undefined, 'employments in full');
+    assert.deepEqual(staff.show(1002)!.employments.map((e) => e.raw.JobTitle).sort(), ['Barista (Sundays)', 'Head Server']);
+  });
+
   it('a malformed answer gives a typed error and leaves the cache intact', async () => {
     const before = core.staffDb.prepare('SELECT count(*) AS n, group_concat(display_name) AS names FROM staff_employees').get();
     sim.fail({ kind: 'malformed', match: '/Employees', times: 5 });
