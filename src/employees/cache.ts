@@ -114,6 +114,7 @@ export class StaffCache {
         for (const r of all) seen.run(r.EmployeeID);
         this.db.exec('DELETE FROM staff_employees WHERE employee_id NOT IN (SELECT employee_id FROM temp.staff_seen)');
         this.db.exec('DELETE FROM staff_accrual WHERE employee_id NOT IN (SELECT employee_id FROM temp.staff_seen)');
+
         this.db.exec('DELETE FROM temp.staff_seen');
       }
       for (const r of all) {
@@ -129,6 +130,17 @@ export class StaffCache {
           raw: JSON.stringify(r),
           now,
         });
+      }
+      if (mode === 'full') {
+        // What this agent submitted for someone the service no longer returns goes with them (or a
+        // later person given the same number would show it), unless submitted in the last day: the
+        // service may not list a person it has just been sent yet.
+        this.db
+          .prepare(
+            `DELETE FROM staff_submitted_residency WHERE submitted_at < ?
+               AND employee_number NOT IN (SELECT employee_number FROM staff_employees WHERE employee_number IS NOT NULL)`,
+          )
+          .run(new Date(Date.parse(now) - 86_400_000).toISOString());
       }
     }).immediate();
     return all.length;

@@ -167,11 +167,21 @@ describe('staff cache: incremental pulls, former staff, malformed answers', asyn
     assert.equal(staff.freshness().find((f) => f.resource === 'locations')!.lastError, null, 'other resources still refreshed');
   });
 
-  it('a full pull removes people the service no longer returns', async () => {
+  it('a full pull removes people the service no longer returns, and what this agent submitted for them', async () => {
     const gone = sim.data.employees.findIndex((e) => e.EmployeeID === 2003);
+    const number = String(sim.data.employees[gone]!.EmployeeNumber);
+    const submit = core.staffDb.prepare('INSERT OR REPLACE INTO staff_submitted_residency (employee_number, fields, submitted_at) VALUES (?, ?, ?)');
+    // Times on the test's clock (the service's today).
+    const today = Date.parse(`${sim.today()}T12:00:00Z`);
+    submit.run(number, '{"SettledStatus":"Yes","SettledStatusShareCode":"11112222333344445555"}', new Date(today - 3 * 86_400_000).toISOString());
+    // Sent today for someone the service does not list yet: kept.
+    submit.run('E9999', '{"SettledStatus":"Yes"}', new Date(today).toISOString());
     sim.data.employees.splice(gone, 1);
     await staff.sync({ full: true });
     assert.equal(staff.show(2003), null);
+    const left = core.staffDb.prepare('SELECT employee_number FROM staff_submitted_residency ORDER BY 1').all() as { employee_number: string }[];
+    assert.ok(!left.some((r) => r.employee_number === number), `the removed person's submission stayed: ${JSON.stringify(left)}`);
+    assert.ok(left.some((r) => r.employee_number === 'E9999'), 'a submission of today was removed');
   });
 
   it('falls back to a full pull when the service refuses delta', async () => {
