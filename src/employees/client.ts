@@ -169,12 +169,15 @@ export class EmployeeClient {
     const callerPages = query.start !== undefined && query.start !== null;
     if (pageSize === null || callerPages) return this.getArray(path, params, schema);
     const all: z.infer<S>[] = [];
+    // Until a page comes back empty, each from where the last one ended: a service may give fewer
+    // records than asked for (a page size of its own; the specification does not say), so a short
+    // page is not the end. A full pull that stopped early would remove everyone after it.
     for (let page = 0; page < MAX_PAGES; page++) {
-      params.set('start', String(page * pageSize));
+      params.set('start', String(all.length));
       params.set('duration', String(pageSize));
       const records = await this.getArray(path, params, schema);
+      if (records.length === 0) return all;
       all.push(...records);
-      if (records.length < pageSize) return all;
     }
     throw new EmployeeApiError('malformed', `GET ${path}`, null, `more than ${MAX_PAGES} pages: the service seems to ignore start/duration; set employees.pageSize to null`, 1);
   }

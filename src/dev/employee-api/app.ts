@@ -50,6 +50,8 @@ export interface SimulatorOptions extends SeedOptions {
   readonly accrualEmployeeParam?: string;
   /** Answer delta=true with 400, like a service without incremental support. */
   readonly rejectDelta?: boolean;
+  /** Give at most this many records per page, whatever duration asks for (a page size of its own). */
+  readonly maxPageSize?: number;
   /** Send a Date header this far from our clock, as if this PC's clock were wrong by -clockOffsetMs. */
   readonly clockOffsetMs?: number;
 }
@@ -274,7 +276,8 @@ export function createEmployeeApi(options: SimulatorOptions = {}): EmployeeApiSi
       return null;
     }
     const offset = start === '' ? 0 : Number(start);
-    return duration === '' ? records.slice(offset) : records.slice(offset, offset + Number(duration));
+    const size = Math.min(duration === '' ? Number.POSITIVE_INFINITY : Number(duration), settings.maxPageSize ?? Number.POSITIVE_INFINITY);
+    return records.slice(offset, offset + size);
   }
 
   const orgPath = '/organisations/:organisationId/Employees';
