@@ -136,7 +136,7 @@ const REG_QUERY_TIMEOUT_MS = 5_000;
  * on the thread that asks (the clock check, `status`), bounded by REG_QUERY_TIMEOUT_MS.
  */
 function registryZone(now: number): string | null {
-  // Read again after a minute, or after the clock was set back.
+  // Read again after WINDOWS_ZONE_READ_MS, or after the clock was set back.
   if (windowsRead && Math.abs(now - windowsRead.at) < WINDOWS_ZONE_READ_MS) return windowsRead.zone;
   let zone: string | null = null;
   try {

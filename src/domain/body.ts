@@ -59,17 +59,17 @@ export interface ReadBodyOptions {
 export const MAX_ITEM_BYTES = 8 * 1024 * 1024;
 
 /**
- * The most items one update may hold. A location's menu is thousands of items; each item costs the
- * webhook's and the applier's threads memory while a body is checked and applied (its place in the
- * body, and what is planned from it), so a body of millions of tiny elements, well under
- * maxBodyBytes, could take more than those threads have and end them (too_many_items instead).
+ * The most items one update may hold: far above any location's menu. Each item costs the webhook's
+ * and the applier's threads memory while a body is checked and applied (its place in the body, and
+ * what is planned from it), whatever its size, so a body of tiny elements well under maxBodyBytes
+ * could take more than those threads have and end them (too_many_items instead).
  */
 export const MAX_ITEMS = 100_000;
 
 /**
  * The most bytes a member other than ScheduledItems may take. The envelope's other members (the
- * location's ID and name, the sequences, the currency) are a few bytes each and are parsed whole; a
- * large unknown member would be too (member_too_large instead).
+ * location's ID and name, the sequences, the currency) are short values, parsed whole; a large
+ * unknown member would be parsed whole too (member_too_large instead).
  */
 export const MAX_MEMBER_BYTES = 1024 * 1024;
 

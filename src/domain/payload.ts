@@ -223,8 +223,8 @@ export interface UpdateWarning {
 
 /**
  * The most warnings one update keeps. Each is held until the update is applied and is then a row of
- * agent.db: an update whose every element is unusable could make millions, more than the applier's
- * thread has memory for. The rest are counted in one last warning.
+ * agent.db: an update whose every element is unusable makes one per element, which could be more than
+ * the applier's thread has memory for. The rest are counted in one last warning.
  */
 export const MAX_WARNINGS = 1000;
 

@@ -82,6 +82,9 @@ export function searchTextOf(record: Readonly<Record<string, unknown>>, names: F
  * The staff cache in the agent's database (migration 002). Every pull is written in one transaction,
  * so a failed or malformed pull leaves the previous contents whole.
  */
+/** How long residency fields this agent submitted outlive a full pull that does not list the person. */
+export const SUBMITTED_RESIDENCY_GRACE_MS = 24 * 60 * 60 * 1000;
+
 export class StaffCache {
   private readonly searchStatements = new Map<number, ReturnType<Db['prepare']>>();
 
@@ -133,14 +136,14 @@ export class StaffCache {
       }
       if (mode === 'full') {
         // What this agent submitted for someone the service no longer returns goes with them (or a
-        // later person given the same number would show it), unless submitted in the last day: the
-        // service may not list a person it has just been sent yet.
+        // later person given the same number would show it), unless submitted within
+        // SUBMITTED_RESIDENCY_GRACE_MS: the service may not list a person it has just been sent yet.
         this.db
           .prepare(
             `DELETE FROM staff_submitted_residency WHERE submitted_at < ?
                AND employee_number NOT IN (SELECT employee_number FROM staff_employees WHERE employee_number IS NOT NULL)`,
           )
-          .run(new Date(Date.parse(now) - 86_400_000).toISOString());
+          .run(new Date(Date.parse(now) - SUBMITTED_RESIDENCY_GRACE_MS).toISOString());
       }
     }).immediate();
     return all.length;
