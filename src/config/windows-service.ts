@@ -29,7 +29,15 @@ export function windowsServiceRegistered(env: NodeJS.ProcessEnv = process.env): 
   }
 }
 
-/** Whether the machine-wide configuration file may be used on this platform now (see above). */
+let registered: boolean | null = null;
+
+/**
+ * Whether the machine-wide configuration file may be used on this platform (see above). The registry
+ * is asked once per process: a command resolves its site more than once (the site, and the --config
+ * its hints need), and the desktop app decides its mode once, at its start.
+ */
 export function machineConfigTrusted(platform: NodeJS.Platform = process.platform): boolean {
-  return platform !== 'win32' || windowsServiceRegistered();
+  if (platform !== 'win32') return true;
+  registered ??= windowsServiceRegistered();
+  return registered;
 }
