@@ -33,14 +33,29 @@ export interface ChildAgent {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** This checkout's `pos-sync-agent` under this Node. */
+const CHECKOUT_CLI: readonly string[] = [process.execPath, path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs')];
+
 /**
  * Runs `pos-sync-agent serve --config FILE` as a real child process and waits until it listens.
  * `command` is the program to run (default: this checkout's bin under this Node), e.g. an installed one.
  */
-export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv = {}, command: readonly string[] = [process.execPath, path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs')]): Promise<ChildAgent> {
-  const child = spawn(command[0]!, [...command.slice(1), 'serve', '--config', configFile], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv = {}, command: readonly string[] = CHECKOUT_CLI): Promise<ChildAgent> {
+  return startServe(['--config', configFile], { env: { ...process.env, ...env }, command });
+}
+
+/**
+ * Runs `pos-sync-agent serve ARGS` as a real child process and waits until it listens: `env` is the
+ * child's whole environment (default: this process's), `cwd` its folder (default: the checkout).
+ */
+export async function startServe(
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string; readonly command?: readonly string[] } = {},
+): Promise<ChildAgent> {
+  const command = options.command ?? CHECKOUT_CLI;
+  const child = spawn(command[0]!, [...command.slice(1), 'serve', ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { parseStatusMemory, PeakSampler, statusMemory } from '../../bench/peak-sampler';
+import { parseStatusMemory, PeakSampler, statusMemory, type PeakParts } from '../../bench/peak-sampler';
 
 const ALLOC_BYTES = 48e6;
 
@@ -29,6 +29,25 @@ async function ready(child: ChildProcess): Promise<void> {
 
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A holder sampled from its idle on while `during` runs; the sampler is always stopped (its interval would keep this process alive). */
+async function sampledAround(during: (sampler: PeakSampler, tell: (what: 'alloc') => Promise<void>) => Promise<void>): Promise<PeakParts> {
+  const { child, tell } = holder();
+  try {
+    await ready(child);
+    const sampler = new PeakSampler(child.pid!, statusMemory(child.pid!));
+    sampler.start();
+    try {
+      await during(sampler, tell);
+    } catch (err) {
+      sampler.stop();
+      throw err;
+    }
+    return sampler.stop();
+  } finally {
+    child.kill();
+  }
+}
+
 describe("the bench's peak sampler (bench/peak-sampler.ts)", () => {
   it('reads the memory lines of /proc/PID/status, and names a missing one', () => {
     const status = 'Name:\tnode\nVmHWM:\t  200 kB\nVmRSS:\t  150 kB\nRssAnon:\t  100 kB\nRssFile:\t  40 kB\nRssShmem:\t  10 kB\n';
@@ -37,52 +56,29 @@ describe("the bench's peak sampler (bench/peak-sampler.ts)", () => {
   });
 
   it("puts memory filled after the 200 in the apply's part, as anonymous memory, and not in the receipt's", { timeout: 60_000 }, async () => {
-    const { child, tell } = holder();
-    try {
-      await ready(child);
-      const sampler = new PeakSampler(child.pid!, statusMemory(child.pid!));
-      sampler.start();
-      let parts;
-      try {
-        sampler.ack();
-        await tell('alloc');
-        await settle(50);
-      } finally {
-        // Always: its interval would keep the test's process alive.
-        parts = sampler.stop();
-      }
-      assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
-      assert.ok(parts.anonymousOverIdleBytes >= ALLOC_BYTES * 0.9, `anonymous over idle ${parts.anonymousOverIdleBytes}`);
-      assert.ok(Math.abs(parts.fileOverIdleBytes) < ALLOC_BYTES * 0.1, `files over idle ${parts.fileOverIdleBytes}`);
-      assert.equal(parts.highestSampleAfterAck, true);
-      assert.ok(parts.untilAckOverIdleBytes < ALLOC_BYTES * 0.5, `by the 200 ${parts.untilAckOverIdleBytes}`);
-      assert.equal(parts.applierThreadAtHighest, false, 'a process without an "applier" thread');
-      assert.equal(parts.applierThreadAtAck, false);
-      assert.ok(parts.samples >= 3);
-    } finally {
-      child.kill();
-    }
+    const parts = await sampledAround(async (sampler, tell) => {
+      sampler.ack();
+      await tell('alloc');
+      await settle(50);
+    });
+    assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
+    assert.ok(parts.anonymousOverIdleBytes >= ALLOC_BYTES * 0.9, `anonymous over idle ${parts.anonymousOverIdleBytes}`);
+    assert.ok(Math.abs(parts.fileOverIdleBytes) < ALLOC_BYTES * 0.1, `files over idle ${parts.fileOverIdleBytes}`);
+    assert.equal(parts.highestSampleAfterAck, true);
+    assert.ok(parts.untilAckOverIdleBytes < ALLOC_BYTES * 0.5, `by the 200 ${parts.untilAckOverIdleBytes}`);
+    assert.equal(parts.applierThreadAtHighest, false, 'a process without an "applier" thread');
+    assert.equal(parts.applierThreadAtAck, false);
+    assert.ok(parts.samples >= 3);
   });
 
   it("puts memory filled before the 200 in the receipt's part", { timeout: 60_000 }, async () => {
-    const { child, tell } = holder();
-    try {
-      await ready(child);
-      const sampler = new PeakSampler(child.pid!, statusMemory(child.pid!));
-      sampler.start();
-      let parts;
-      try {
-        await tell('alloc');
-        await settle(50);
-        sampler.ack();
-        await settle(50);
-      } finally {
-        parts = sampler.stop();
-      }
-      assert.ok(parts.untilAckOverIdleBytes >= ALLOC_BYTES * 0.9, `by the 200 ${parts.untilAckOverIdleBytes}`);
-      assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
-    } finally {
-      child.kill();
-    }
+    const parts = await sampledAround(async (sampler, tell) => {
+      await tell('alloc');
+      await settle(50);
+      sampler.ack();
+      await settle(50);
+    });
+    assert.ok(parts.untilAckOverIdleBytes >= ALLOC_BYTES * 0.9, `by the 200 ${parts.untilAckOverIdleBytes}`);
+    assert.ok(parts.highestSampleOverIdleBytes >= ALLOC_BYTES * 0.9, `highest sample over idle ${parts.highestSampleOverIdleBytes}`);
   });
 });

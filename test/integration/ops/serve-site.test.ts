@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { freePort, REPO_ROOT } from '../../helpers/child-agent';
+import { freePort, REPO_ROOT, startServe } from '../../helpers/child-agent';
 import { tempDir } from '../../helpers/fixtures';
 
 /**
@@ -20,37 +20,6 @@ function homeEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('POS_SYNC') && !k.startsWith('XDG_')) env[k] = v;
   return { ...env, HOME: home, ...extra };
-}
-
-async function serve(env: NodeJS.ProcessEnv, cwd: string, args: string[] = []): Promise<{ child: ChildProcess; url: string; output: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${out}`));
-    }, 30_000);
-    child.stdout!.on('data', () => {
-      const m = /Receiving menu cycle updates at (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}:\n${out}`));
-    });
-  });
-  const stop = (): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { child, url, output: () => out, stop };
 }
 
 function cli(env: NodeJS.ProcessEnv, cwd: string, args: string[]): { status: number | null; stdout: string; out: string } {
@@ -82,7 +51,7 @@ describe('serve finds its site as every command does', () => {
     fs.writeFileSync(userConfig, JSON.stringify(config));
     const env = homeEnv(home);
     for (let start = 1; start <= 2; start++) {
-      const agent = await serve(env, dir);
+      const agent = await startServe([], { env, cwd: dir });
       try {
         assert.match(agent.output(), new RegExp(`data in ${dataDir.replace(/[/.]/g, '\\$&')}\\b`), `start ${start}`);
         assert.equal(new URL(agent.url).port, String((config.webhook as { port: number }).port));
@@ -92,7 +61,7 @@ describe('serve finds its site as every command does', () => {
         assert.ok(token.length > 20, `start ${start}: no token in this site's secrets`);
         await tokenGuards(agent.url, token);
       } finally {
-        await agent.stop();
+        await agent.kill('SIGTERM');
       }
     }
     assert.equal(fs.existsSync(path.join(home, '.local', 'share', 'pos-sync-agent')), false, 'the default data folder was used');
@@ -106,14 +75,14 @@ describe('serve finds its site as every command does', () => {
     const file = path.join(dir, 'site.json');
     fs.writeFileSync(file, JSON.stringify(config));
     const env = homeEnv(home, { POS_SYNC_CONFIG: file });
-    const agent = await serve(env, home);
+    const agent = await startServe([], { env, cwd: home });
     try {
       assert.match(agent.output(), new RegExp(`data in ${dataDir.replace(/[/.]/g, '\\$&')}\\b`));
       const shown = cli(env, home, ['secrets', 'show', 'webhook.bearerToken', '--json']);
       assert.equal(shown.status, 0, shown.out);
       await tokenGuards(agent.url, (JSON.parse(shown.stdout) as { value: string }).value);
     } finally {
-      await agent.stop();
+      await agent.kill('SIGTERM');
     }
     assert.equal(fs.existsSync(path.join(home, '.local', 'share', 'pos-sync-agent')), false, 'the default data folder was used');
   });
@@ -128,7 +97,7 @@ describe('serve finds its site as every command does', () => {
     fs.writeFileSync(path.join(siteDir, 'config.json'), JSON.stringify({ dataDir: path.join(siteDir, 'data'), webhook: { port: 0, allowUnauthenticated: true }, admin: { port: adminPort } }));
     // Started from the site's folder with a relative --config, as a service unit might.
     const env = homeEnv(home, { JOURNAL_STREAM: '8:12345', INVOCATION_ID: '0123456789abcdef' });
-    const agent = await serve(env, siteDir, ['--config', 'config.json']);
+    const agent = await startServe(['--config', 'config.json'], { env, cwd: siteDir });
     try {
       const command = /get a one-time login link with: (pos-sync-agent admin-url[^\n]*)\)\n/.exec(agent.output())?.[1];
       assert.ok(command, agent.output());
@@ -140,7 +109,7 @@ describe('serve finds its site as every command does', () => {
       assert.equal(r.status, 0, `${command}\n${r.stdout}${r.stderr}`);
       assert.match(r.stdout, new RegExp(`http://127\\.0\\.0\\.1:${adminPort}/\\?login=`));
     } finally {
-      await agent.stop();
+      await agent.kill('SIGTERM');
     }
   });
 });
