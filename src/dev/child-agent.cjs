@@ -23,6 +23,21 @@ const { Agent } = require(path.join(root, 'agent'));
 const { parseConfig } = require(path.join(root, 'config', 'load'));
 const { silentLogger, stderrLogger } = require(path.join(root, 'log'));
 
+/**
+ * This process's own peak RSS. On Linux, /proc/self/status's VmHWM: getrusage's maxRSS
+ * (process.resourceUsage) also counts the RSS of the process that spawned this one, as it was when
+ * it forked, since the kernel carries the larger into the new program at exec; a bench that holds a
+ * large publication would be read as this agent's peak. Elsewhere maxRSS is the process's own.
+ */
+function peakRssBytes() {
+  if (process.platform === 'linux') {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (!hwm) throw new Error('no VmHWM in /proc/self/status');
+    return Number(hwm[1]) * 1024;
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
 async function main() {
   const file = process.argv[2];
   if (!file) throw new Error('usage: child-agent.cjs CONFIG.json');
@@ -43,7 +58,7 @@ async function main() {
     } else if (msg.cmd === 'stats') {
       process.send?.({
         cmd: 'stats',
-        maxRssBytes: process.resourceUsage().maxRSS * 1024,
+        maxRssBytes: peakRssBytes(),
         rssBytes: process.memoryUsage().rss,
         synchronous: agent.core.agentDb.pragma('synchronous', { simple: true }),
       });

@@ -58,6 +58,7 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 }
 
 export interface ChildStats {
+  /** The process's own peak RSS (Linux: VmHWM; not getrusage's maxRSS, which counts the spawner's). */
   readonly maxRssBytes: number;
   readonly rssBytes: number;
   readonly synchronous: number;
