@@ -38,6 +38,8 @@ interface RunFigures {
       ratios: { longestSmallAckVsIdleP99: number };
       /** Absent from results before the bench measured the receipt too. */
       smallAcksDuringReceipt?: { maxMs: number };
+      /** Absent from results before the bench sampled the second update's peak. */
+      peak?: { beforeEditOverIdleBytes: number; edit: { untilAckOverIdleBytes: number; highestSampleOverIdleBytes: number; anonymousOverIdleBytes: number; fileOverIdleBytes: number; highestSampleAfterAck: boolean; applierThreadAtHighest: boolean } };
     };
   }[];
 }
@@ -99,6 +101,12 @@ export const RUN_L_TABLE = {
       rows.push(vs(`longest small ack during ${window} / idle p99 small ack`, d.ratios.longestSmallAckVsIdleP99, d.ratios.longestSmallAckVsIdleP99.toFixed(2), '≤ 10', (v) => v <= 10));
       rows.push(vs("receiver's event-loop delay p99 during that apply", d.eventLoopDelay.p99Ms, ms(d.eventLoopDelay.p99Ms, 2), '≤ 20 ms', (v) => v <= 20));
       rows.push(vs(`till lookup p99 during that apply (${d.tillLookupDuringApply.reader})`, d.tillLookupDuringApply.p99Ms, ms(d.tillLookupDuringApply.p99Ms, 3), '< 0.2 ms', (v) => v < 0.2));
+      const p = d.peak;
+      if (p) {
+        const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+        rows.push(`| agent's peak RSS over idle before the second L was sent (the first publication's, the small deliveries') | ${mb(p.beforeEditOverIdleBytes)} | |`);
+        rows.push(`| ... by the second L's 200; highest sampled during its ${p.edit.highestSampleAfterAck ? 'apply' : 'receipt'} (anonymous; files) | ${mb(p.edit.untilAckOverIdleBytes)}; ${mb(p.edit.highestSampleOverIdleBytes)} (${mb(p.edit.anonymousOverIdleBytes)}; ${mb(p.edit.fileOverIdleBytes)}) | |`);
+      }
     }
     return [...rows, '', provenance(r)].join('\n');
   },

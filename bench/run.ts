@@ -330,6 +330,12 @@ interface DuringApply {
   readonly tillLookupUnderPlainWriter: LookupStats & { windowMs: number; smallAcks: number };
   /** longestSmallAckVsIdleP99: the longest small ack during the receipt and the apply together. */
   readonly ratios: { longestSmallAckVsIdleP99: number; tillLookupP99VsPlainWriter: number };
+  /**
+   * The agent's memory over its idle reading (the one the first publication's peak is read against):
+   * VmHWM just before the L edit was sent (what the first publication and the small deliveries since
+   * left as the peak), and the edit's receipt and apply sampled as the first publication's were.
+   */
+  readonly peak: { beforeEditOverIdleBytes: number; edit: PeakParts };
 }
 
 interface SizeResult {
@@ -406,7 +412,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
     const idle = { rssBytes: (await settledIdleRss(async () => (await running.stats()).rssBytes)).rssBytes };
     const idleThreadHeaps = await agent.threadHeaps();
     // Read after the heaps: the question to the agent is answered, and its memory as idle as above.
-    const sampler = new PeakSampler(agent.pid, statusMemory(agent.pid));
+    const idleStatus = statusMemory(agent.pid);
+    const sampler = new PeakSampler(agent.pid, idleStatus);
     const reader = openReadOnly(storeFilePath(dataDir, 'till'));
     const agentReader = openReadOnly(storeFilePath(dataDir, 'agent'));
     const state: InboxState = agentReader.prepare('SELECT state, apply_ms FROM inbox WHERE location_id = ? AND change_sequence = ?');
@@ -512,6 +519,8 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         // The small deliveries start before the edit is sent: those that start while its body is received
         // and checked count as "during the receipt", the rest as "during the apply".
         const edit = nextPriceEdit(body);
+        const beforeEditOverIdleBytes = statusMemory(agent.pid).highWaterBytes - idleStatus.rssBytes;
+        const editSampler = new PeakSampler(agent.pid, idleStatus);
         await agent.loopDelayStart();
         const allAcks: number[] = [];
         const ackStarts: number[] = [];
@@ -520,14 +529,22 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
         const load = underLoad(() => editApplied, allAcks, duringLookups, ackStarts);
         await new Promise((r) => setTimeout(r, 50));
         const receiptStarted = performance.now();
-        const editAck = await post(agent.url, edit);
-        if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
-        const applyStarted = performance.now();
-        const watcher = (async () => {
-          while (state.get(update.locationId, update.changeSequence + 1)?.state !== 'applied') await new Promise((r) => setTimeout(r, 2));
-          editApplied = true;
-        })();
-        await Promise.all([watcher, load]);
+        editSampler.start();
+        let editPeak: PeakParts;
+        let applyStarted: number;
+        try {
+          const editAck = await post(agent.url, edit);
+          if (editAck.status !== 200) throw new Error(`agent answered ${editAck.status} to the L edit`);
+          editSampler.ack();
+          applyStarted = performance.now();
+          const watcher = (async () => {
+            while (state.get(update.locationId, update.changeSequence + 1)?.state !== 'applied') await new Promise((r) => setTimeout(r, 2));
+            editApplied = true;
+          })();
+          await Promise.all([watcher, load]);
+        } finally {
+          editPeak = editSampler.stop();
+        }
         const applyEnded = performance.now();
         const receiptAcks = allAcks.filter((_, i) => ackStarts[i]! >= receiptStarted && ackStarts[i]! < applyStarted);
         const duringAcks = allAcks.filter((_, i) => ackStarts[i]! >= applyStarted);
@@ -556,6 +573,7 @@ async function runSize(spec: SizeSpec, work: string): Promise<SizeResult> {
             longestSmallAckVsIdleP99: Math.max(...receiptAcks, ...duringAcks) / idleP99,
             tillLookupP99VsPlainWriter: percentile(duringLookups, 99) / percentile(plainLookups, 99),
           },
+          peak: { beforeEditOverIdleBytes, edit: editPeak },
         };
       } finally {
         plainWriter?.kill('SIGKILL');
@@ -698,6 +716,7 @@ function table(results: SizeResult[]): string {
       `  till lookup during the apply (${d.tillLookupDuringApply.reader}): ${d.tillLookupDuringApply.lookups} lookups, p50 ${d.tillLookupDuringApply.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupDuringApply.p99Ms.toFixed(3)} ms (target < 0.2 ms), max ${d.tillLookupDuringApply.maxMs.toFixed(2)} ms`,
       `  the same reader for ${(d.tillLookupUnderPlainWriter.windowMs / 1000).toFixed(1)} s before, while a plain nice-10 process repeated the raw rows insert (${d.tillLookupUnderPlainWriter.smallAcks} small acks): ${d.tillLookupUnderPlainWriter.lookups} lookups, p50 ${d.tillLookupUnderPlainWriter.p50Ms.toFixed(3)} ms, p99 ${d.tillLookupUnderPlainWriter.p99Ms.toFixed(3)} ms`,
       `  till lookup p99 during the apply / under the plain writer: ${d.ratios.tillLookupP99VsPlainWriter.toFixed(2)}`,
+      `  agent's peak RSS over idle: ${mb1(d.peak.beforeEditOverIdleBytes)} before the edit was sent; by its 200 ${mb1(d.peak.edit.untilAckOverIdleBytes)}; highest sample ${mb1(d.peak.edit.highestSampleOverIdleBytes)} (anon ${mb1(d.peak.edit.anonymousOverIdleBytes)} + files ${mb1(d.peak.edit.fileOverIdleBytes)}), during its ${d.peak.edit.highestSampleAfterAck ? 'apply' : 'receipt'}, applier thread ${d.peak.edit.applierThreadAtHighest ? 'running' : 'not running'}`,
     );
   }
   return lines.join('\n');
