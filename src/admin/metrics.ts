@@ -57,8 +57,19 @@ function processMetrics(): Registry {
   if (processRegistry === null) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry, prefix: 'pos_sync_process_' });
+    // Gauges that prom-client names as counters (…_total): `promtool check metrics` refuses them, and
+    // the same counts are kept by type in …_active_handles, …_active_requests, …_active_resources.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      processRegistry.removeSingleMetric(`pos_sync_process_${name}`);
+    }
   }
   return processRegistry;
+}
+
+/** Empties a gauge or counter: every labelled series goes, and so does the one of a metric without labels. */
+function clear(metric: Gauge | Counter): void {
+  metric.reset();
+  if ((metric as unknown as { labelNames: readonly string[] }).labelNames.length === 0) metric.remove();
 }
 
 /** Why a call to GET /metrics was refused (routes/metrics.ts), counted by reason. */
@@ -152,7 +163,9 @@ export class AgentMetrics {
     // Filled together before each render, so the figures of one scrape describe the same moment.
     this.collect = () => {
       const at = now();
-      for (const g of [lastSequence, lastAge, pending, gapUpdates, gapAge, quarantined, files, staffAge, staffFailing, residency, ...opsGauges.values()]) g.reset();
+      // A gauge without labels is absent until set again: prom-client's reset() sets it to 0, which
+      // would read as a fact (a tunnel down, a backup just taken) where nothing is known.
+      for (const g of [lastSequence, lastAge, pending, gapUpdates, gapAge, quarantined, files, staffAge, staffFailing, residency, ...opsGauges.values()]) clear(g);
       paused.set(agent.isPaused ? 1 : 0);
       const core = agent.core;
       if (core.isOpen) {

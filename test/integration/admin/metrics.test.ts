@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { AgentMetrics } from '../../../src/admin/metrics';
 import { StaffService } from '../../../src/employees/service';
@@ -6,6 +7,7 @@ import { silentLogger } from '../../../src/log';
 import { startAdminAgent, rawRequest } from '../../helpers/admin';
 import { SIM_TODAY, startSimulator, staffConfig } from '../employees/sim';
 import { sampleBodies, testConfig } from '../../helpers/fixtures';
+import { needs } from '../../helpers/system';
 
 /** GET /metrics over real HTTP: its own token, the figures after real deliveries, no personal data. */
 
@@ -114,6 +116,23 @@ describe('GET /metrics', async () => {
     assert.equal(info?.value, 1);
     assert.match(info!.labels.version ?? '', /^\d+\.\d+\.\d+/);
     assert.match(info!.labels.sqlite ?? '', /^3\.\d+/);
+  });
+
+  it('leaves out what it does not know, rather than reading 0', async () => {
+    // No tunnel, no backup taken yet, no clock compared: a 0 would read as a tunnel down, a backup
+    // just taken, a clock exactly right (and fire or silence the shipped alerts).
+    const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    for (const name of ['pos_sync_tunnel_up', 'pos_sync_backup_last_age_seconds', 'pos_sync_clock_skew_seconds']) {
+      assert.doesNotMatch(res.body, new RegExp(`^${name} `, 'm'), `${name} is absent`);
+      assert.match(res.body, new RegExp(`^# TYPE ${name} gauge$`, 'm'), `${name} is still described`);
+    }
+  });
+
+  it('passes promtool check metrics', needs('promtool (Prometheus)'), async () => {
+    const res = await rawRequest(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: res.body, encoding: 'utf8' });
+    assert.equal(r.error, undefined, 'promtool is missing: apt-get install prometheus (scripts/test-prerequisites.mjs)');
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   });
 
   it('carries only label names that hold no personal data', async () => {
