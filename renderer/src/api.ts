@@ -39,14 +39,27 @@ const SESSION_SCHEME = 'Session';
 const SESSION_RENEWED_HEADER = 'x-pos-session';
 const LOGIN_PARAM = 'login';
 
+/** Says a person used the window since the session was last renewed (src/admin/security.ts, USED_HEADER). */
+const USED_HEADER = 'x-pos-used';
+let usedSinceRenewal = false;
+// What a person does in the window, and not what its own polls and live updates do: only this
+// renews the session, so a window left alone signs out after admin.sessionHours.
+for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) {
+  addEventListener(type, () => (usedSinceRenewal = true), { capture: true, passive: true });
+}
+
 function authHeaders(): Record<string, string> {
   const value = sessionStorage.getItem(SESSION_KEY);
-  return value ? { authorization: `${SESSION_SCHEME} ${value}` } : {};
+  if (!value) return {};
+  return usedSinceRenewal ? { authorization: `${SESSION_SCHEME} ${value}`, [USED_HEADER]: '1' } : { authorization: `${SESSION_SCHEME} ${value}` };
 }
 
 function keepRenewed(res: Response): void {
   const renewed = res.headers.get(SESSION_RENEWED_HEADER);
-  if (renewed) sessionStorage.setItem(SESSION_KEY, renewed);
+  if (renewed) {
+    sessionStorage.setItem(SESSION_KEY, renewed);
+    usedSinceRenewal = false;
+  }
 }
 
 /**

@@ -38,6 +38,8 @@ export { sameSecret };
 
 export interface Credentials {
   readonly authorization: string | undefined;
+  /** The window's USED_HEADER: a person used the window since its session was last renewed. */
+  readonly used?: string | undefined;
 }
 
 // ---- login links and sessions ----
@@ -65,6 +67,13 @@ export interface Credentials {
 export const SESSION_SCHEME = 'Session';
 /** Response header carrying the renewed session value (the session slides as the window is used). */
 export const SESSION_RENEWED_HEADER = 'x-pos-session';
+/**
+ * Request header the window's script adds once a person has used the window (a key, a click, a
+ * scroll) since its session was last renewed. Only such a request renews the session: the window's
+ * own polls and refreshes come every half minute whether anyone is there or not, and renewing on them
+ * would keep a window left alone signed in for ever.
+ */
+export const USED_HEADER = 'x-pos-used';
 
 /** The query parameter of a login link. */
 export const LOGIN_PARAM = 'login';
@@ -119,8 +128,8 @@ export function sessionSecondsLeft(value: string, key: string, now: Date): numbe
 
 /**
  * The window's `Authorization: Session <value>`, or `Authorization: Bearer <token>` (scripts). No
- * cookie counts (see above). `renew`: the session is valid and more than a minute old, so the server
- * sends a fresh value (the session slides).
+ * cookie counts (see above). `renew`: the session is valid, more than a minute old, and the window
+ * says a person used it (USED_HEADER), so the server sends a fresh value (the session slides).
  */
 export function checkCredentials(credentials: Credentials, keys: { readonly token: string; readonly signing: string }, now: Date, sessionHours: number): Decision & { renew?: boolean } {
   const { token } = keys;
@@ -131,7 +140,7 @@ export function checkCredentials(credentials: Credentials, keys: { readonly toke
   const [, scheme, value] = m as unknown as [string, string, string];
   if (scheme.toLowerCase() === SESSION_SCHEME.toLowerCase()) {
     const left = sessionSecondsLeft(value, keys.signing, now);
-    if (left !== null) return { ok: true, renew: left < sessionHours * 3600 - 60 };
+    if (left !== null) return { ok: true, renew: credentials.used === '1' && left < sessionHours * 3600 - 60 };
     return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
   }
   if (sameSecret(value, token)) return OK;

@@ -76,6 +76,32 @@ describe('status-window login in Chromium', async () => {
     assert.ok(hoursLeft > 11.9 && hoursLeft <= 12.01, `expires in ${hoursLeft} h`);
   });
 
+  it("only a person using the window renews its session, not the window's own polls", async () => {
+    // The server renews only a request that says the window was used (src/admin/security.ts,
+    // USED_HEADER): polls and live refreshes come whether anyone is there or not.
+    const seen: { path: string; used: string | undefined }[] = [];
+    const onRequest = (r: import('playwright-core').Request): void => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/')) seen.push({ path: u.pathname, used: r.headers()['x-pos-used'] });
+    };
+    page.on('request', onRequest);
+    try {
+      const status = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/status');
+      await page.reload();
+      await page.locator('#summary-label').waitFor();
+      await status;
+      assert.ok(seen.some((r) => r.path === '/api/status'), 'the window asked the agent for its status');
+      assert.deepEqual(seen.filter((r) => r.used !== undefined), [], 'no request says the window was used before anyone touched it');
+      seen.length = 0;
+      const next = page.waitForRequest((r) => new URL(r.url()).pathname.startsWith('/api/'));
+      await page.locator('#tab-deliveries').click();
+      await next;
+      assert.ok(seen.some((r) => r.used === '1'), `after a click the window says it was used: ${JSON.stringify(seen)}`);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('the used link, taken from history or autocomplete, opens nothing', async () => {
     const p = await context.newPage();
     await p.goto(firstLink);

@@ -9,6 +9,7 @@ import {
   CSRF_HEADER,
   SECURITY_HEADERS,
   SESSION_RENEWED_HEADER,
+  USED_HEADER,
   checkChange,
   checkCredentials,
   checkHostHeader,
@@ -80,9 +81,9 @@ export function accessRoutes(options: {
   });
 
   router.use('/api', (req, res, next) => {
-    const decision = checkCredentials({ authorization: req.headers.authorization }, { token: currentToken(), signing: signingKey() }, new Date(), sessionHours);
+    const decision = checkCredentials({ authorization: req.headers.authorization, used: header(req, USED_HEADER) }, { token: currentToken(), signing: signingKey() }, new Date(), sessionHours);
     if (decision.ok) {
-      // Sliding session: each use of the window extends it to admin.sessionHours from now.
+      // Sliding session: each use of the window by a person extends it to admin.sessionHours from now.
       if (decision.renew) res.setHeader(SESSION_RENEWED_HEADER, mintSession(signingKey(), new Date(), sessionHours).value);
       next();
       return;

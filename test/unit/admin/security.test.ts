@@ -72,17 +72,22 @@ describe('tokens', () => {
     }
   });
 
-  it('a session lasts sessionHours after its last renewal, and is renewed once it is a minute old', () => {
+  it('a session lasts sessionHours after its last renewal, and is renewed once it is a minute old and used', () => {
     const token = newToken();
     const startKey = newStartKey();
     const keys = { token, signing: signingKey(token, startKey) };
     const t0 = new Date('2026-11-22T12:00:00Z');
     const authorization = `Session ${mintSession(keys.signing, t0, 12).value}`;
     const at = (ms: number): Date => new Date(t0.getTime() + ms);
-    const fresh = checkCredentials({ authorization }, keys, at(30_000), 12);
+    const fresh = checkCredentials({ authorization, used: '1' }, keys, at(30_000), 12);
     assert.deepEqual([fresh.ok, fresh.ok && fresh.renew], [true, false]);
-    const older = checkCredentials({ authorization }, keys, at(120_000), 12);
+    const older = checkCredentials({ authorization, used: '1' }, keys, at(120_000), 12);
     assert.deepEqual([older.ok, older.ok && older.renew], [true, true]);
+    // The window's own polls say nothing of a person: they never renew it, so one left alone ends.
+    for (const used of [undefined, '', '0', 'true']) {
+      const polled = checkCredentials({ authorization, used }, keys, at(120_000), 12);
+      assert.deepEqual([polled.ok, polled.ok && polled.renew], [true, false], String(used));
+    }
     const ended = checkCredentials({ authorization }, keys, at(12 * 3_600_000 + 1000), 12);
     assert.equal(ended.ok, false);
     if (!ended.ok) assert.equal(ended.id, 'admin_session_expired');
