@@ -3,6 +3,7 @@ import type { Config } from '../../config/schema';
 import { AgentCore } from '../../core';
 import { EmployeeValidationError } from '../../employees/errors';
 import type { AccrualView, Freshness, StaffDetail } from '../../employees/model';
+import { StaffCache } from '../../employees/cache';
 import { StaffService } from '../../employees/service';
 import { describeFieldError } from '../../employees/validation';
 import { AppError } from '../../errors';
@@ -237,20 +238,27 @@ export const staffPurge: Command = {
   options: { yes: { type: 'boolean' } },
   run(ctx) {
     if (ctx.values.yes !== true) throw new UsageError('staff purge deletes all cached staff data; add --yes to confirm');
-    return withStaff(ctx, (staff, config) => {
-      const removed = staff.purge();
+    // Needs no employee interface: a site that stopped using staff lookups (the `employees` section
+    // removed) still holds what was cached before, and must be able to erase it.
+    const config = ctx.config();
+    const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+    try {
+      const removed = new StaffCache(core.staffDb, config.employees?.fieldNames).purge();
       // The agent's own copies too: sets that carry staff.db and 0.1 files with staff tables.
       const copies = purgeStaffCopies([backupDir(config), legacySplitBackupDir(config.dataDir)]);
       if (ctx.json) ctx.printJson({ removed, backupsPurged: copies });
       else {
-        ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. A later staff sync (or the running agent's schedule) fetches them again.`);
+        const again = config.employees ? "A later staff sync (or the running agent's schedule) fetches them again." : 'No employee interface is configured, so nothing fetches them again.';
+        ctx.out(`Deleted ${Object.values(removed).reduce((a, b) => a + b, 0)} cached staff rows. ${again}`);
         const n = copies.sets.length + copies.legacyFiles.length;
         ctx.out(n === 0 ? 'No backup held staff data.' : `Deleted the staff data kept in ${n} backup${n === 1 ? '' : 's'}: ${[...copies.sets, ...copies.legacyFiles].join(', ')}. Their menu and inbox can still be restored.`);
       }
       if (copies.failed.length === 0) return EXIT.ok;
       for (const f of copies.failed) writeErr(`could not purge the staff data in ${f.file}: ${f.error} (close the program that holds it and run staff purge again, or delete it by hand)`);
       return EXIT.failed;
-    });
+    } finally {
+      core.close();
+    }
   },
 };
 
