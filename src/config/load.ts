@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { didYouMean } from '../domain/did-you-mean';
+import { jsonErrorWhere } from '../domain/json-where';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors';
@@ -124,8 +125,9 @@ export function readConfigFile(file: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-  } catch (err) {
-    throw new ConfigError('configuration file', `${file} is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    // Never the parser's own message: it quotes the text, and this file may hold a secret.
+    throw new ConfigError('configuration file', `${file} is not valid JSON: ${jsonErrorWhere(text.startsWith('\uFEFF') ? text.slice(1) : text)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError('configuration file', `${file} must hold a JSON object ({ ... })`);

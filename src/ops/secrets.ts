@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deepMerge, defaultDataDir, environmentOverrides, loadConfig, readConfigFile, secretsOf, type LoadOptions } from '../config/load';
 import type { Config } from '../config/schema';
+import { jsonErrorWhere } from '../domain/json-where';
 import { AppError } from '../errors';
 import { redactor } from '../log';
 import { isSecretName, SECRET_NAMES, secretEnvName, type SecretName, type SecretStore } from '../config/secret-names';
@@ -77,10 +78,12 @@ export class FileSecretStore implements SecretStore {
       }
     }
     let parsed: unknown;
+    const text = fs.readFileSync(this.file, 'utf8');
     try {
-      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-    } catch (err) {
-      throw new AppError('secrets_file_invalid', 500, `${this.file} is not valid JSON: ${(err as Error).message.replace(/".*"/g, '"…"')}`);
+      parsed = JSON.parse(text);
+    } catch {
+      // Never the parser's own message: it quotes the secrets around the error.
+      throw new AppError('secrets_file_invalid', 500, `${this.file} is not valid JSON: ${jsonErrorWhere(text)}`);
     }
     const secrets = (parsed as { secrets?: unknown }).secrets;
     if (typeof secrets !== 'object' || secrets === null || Array.isArray(secrets)) {
