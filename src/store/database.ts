@@ -187,17 +187,12 @@ export function appliedMigrations(db: Db): { version: number; name: string; appl
 }
 
 /**
- * Applies each missing migration in its own transaction and records it. Refuses a database that has
- * migrations this build does not know: it was written by a newer agent, and writing to it with older
- * code could corrupt what the newer one relies on.
+ * Refuses a database that has migrations this build does not know: it was written by a newer agent,
+ * and writing to it with older code could corrupt what the newer one relies on. Writes nothing.
  */
-export function migrate(db: Db, migrations: readonly Migration[] = TILL_MIGRATIONS, apply = true, fileName = TILL_FILE): void {
-  // Not STRICT: the till's file must stay readable by SQLite builds older than 3.37.
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+export function refuseNewerDatabase(db: Db, migrations: readonly Migration[], fileName: string): void {
   const known = new Map(migrations.map((m) => [m.version, m]));
-  const done = appliedMigrations(db);
-  const unknown = done.filter((d) => known.get(d.version)?.name !== d.name);
+  const unknown = appliedMigrations(db).filter((d) => known.get(d.version)?.name !== d.name);
   if (unknown.length > 0) {
     throw new AppError(
       'database_newer_than_agent',
@@ -206,6 +201,18 @@ export function migrate(db: Db, migrations: readonly Migration[] = TILL_MIGRATIO
         'it was written by a newer version: install that version, or restore a backup made by this one',
     );
   }
+}
+
+/**
+ * Applies each missing migration in its own transaction and records it, after refusing a database a
+ * newer agent wrote (refuseNewerDatabase).
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = TILL_MIGRATIONS, apply = true, fileName = TILL_FILE): void {
+  // Not STRICT: the till's file must stay readable by SQLite builds older than 3.37.
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  refuseNewerDatabase(db, migrations, fileName);
+  const done = appliedMigrations(db);
   if (!apply) return;
   const doneVersions = new Set(done.map((d) => d.version));
   for (const migration of migrations) {

@@ -18,7 +18,8 @@ import { opsStatus } from '../../ops/status';
 import { describeTunnel, readTunnelState } from '../../ops/tunnel';
 import { runningAgent } from '../../ops/instance';
 import { AppError } from '../../errors';
-import { configureWriter, storeFilePath } from '../../store/database';
+import { configureWriter, MIGRATIONS_FOR, refuseNewerDatabase, STORE_FILES, storeFilePath } from '../../store/database';
+import { isLegacySingleFile } from '../../store/split';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { timeWithZone } from '../../domain/local-time';
@@ -352,9 +353,19 @@ export const compactCommand: Command = {
     const lock = holdDataFolder(config.dataDir, 'compacting');
     const results: { file: string; before: number; after: number }[] = [];
     try {
-      for (const kind of ['till', 'agent', 'staff'] as const) {
+      const kinds = (['till', 'agent', 'staff'] as const).filter((kind) => fs.existsSync(storeFilePath(config.dataDir, kind)));
+      // Every file first: a folder a newer version wrote is refused before any of it is rewritten
+      // (0.1's single file, which an upgrade splits, is this version's to read).
+      for (const kind of kinds) {
+        const db = new Database(storeFilePath(config.dataDir, kind), { fileMustExist: true, readonly: true });
+        try {
+          if (!(kind === 'till' && isLegacySingleFile(db))) refuseNewerDatabase(db, MIGRATIONS_FOR[kind], STORE_FILES[kind]);
+        } finally {
+          db.close();
+        }
+      }
+      for (const kind of kinds) {
         const file = storeFilePath(config.dataDir, kind);
-        if (!fs.existsSync(file)) continue;
         const before = fs.statSync(file).size;
         const db = new Database(file, { fileMustExist: true });
         try {

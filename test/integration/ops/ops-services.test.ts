@@ -97,6 +97,22 @@ describe('operations services in a running agent', () => {
     assert.deepEqual(contents(), before, 'the same rows in every table and view');
   });
 
+  it('compact refuses a data folder a newer version wrote, before it rewrites any file', () => {
+    const config = testConfig();
+    new AgentCore(config, silentLogger).close();
+    // staff.db, the last file compact takes, carries a migration this build does not know.
+    const staff = new Database(storeFilePath(config.dataDir, 'staff'));
+    staff.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'from-a-newer-version', '2027-01-01T00:00:00.000Z')").run();
+    staff.close();
+    const bytes = (['till', 'agent', 'staff'] as const).map((kind) => fs.readFileSync(storeFilePath(config.dataDir, kind)).toString('base64'));
+    const configFile = path.join(config.dataDir, 'config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ dataDir: config.dataDir }));
+    const r = spawnSync(process.execPath, [CLI, 'compact', '--config', configFile], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /staff\.db has migrations this agent does not know \(99-from-a-newer-version\)/);
+    assert.deepEqual((['till', 'agent', 'staff'] as const).map((kind) => fs.readFileSync(storeFilePath(config.dataDir, kind)).toString('base64')), bytes, 'no file rewritten');
+  });
+
   it('warns before the disk is full, once per change of level', () => {
     const config = testConfig({ disk: { warnFreeBytes: 10_000, criticalFreeBytes: 1_000, warnFreePercent: 0 } });
     const log = captureLogger();
