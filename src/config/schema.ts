@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timeZoneProblem } from '../domain/timezones';
+import { canonicalZone, timeZoneProblem } from '../domain/timezones';
 
 /**
  * The one schema for the agent's configuration. Objects are strict, so a misspelt key stops start-up
@@ -7,10 +7,13 @@ import { timeZoneProblem } from '../domain/timezones';
  */
 
 /** A canonical IANA zone name only: Intl would also take `BST` and read it as Asia/Dhaka (src/domain/timezones.ts). */
-const timeZone = z.string().superRefine((name, ctx) => {
-  const problem = timeZoneProblem(name);
-  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-});
+const timeZone = z
+  .string()
+  .superRefine((name, ctx) => {
+    const problem = timeZoneProblem(name);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform(canonicalZone);
 
 const TlsSchema = z.union([
   z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }),

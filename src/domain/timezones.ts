@@ -36,7 +36,7 @@ const SUGGESTIONS: ReadonlyMap<string, string> = new Map([
   ...['HKT'].map((a) => [a, 'Asia/Hong_Kong'] as const),
   ...['SGT'].map((a) => [a, 'Asia/Singapore'] as const),
   ...['SAST'].map((a) => [a, 'Africa/Johannesburg'] as const),
-  ...['Z', 'ZULU', 'UCT', 'ETC/UTC', 'ETC/UCT', 'UNIVERSAL', 'GMT0', 'UTC0', 'UTC+0'].map((a) => [a, 'UTC'] as const),
+  ...['Z', 'ZULU', 'UCT', 'ETC/UCT', 'UNIVERSAL', 'GMT0', 'UTC0', 'UTC+0'].map((a) => [a, 'UTC'] as const),
 ]);
 
 /** IANA's geographic areas: every canonical zone other than UTC and the Etc/ offsets lives under one. */
@@ -51,10 +51,21 @@ function resolved(name: string): string | null {
   }
 }
 
+/**
+ * IANA's canonical name of UTC is `Etc/UTC` (`UTC` is its link, and the name the agent's table and
+ * Intl use): both are accepted, and the configuration holds it as the table's name (canonicalZone).
+ */
+const ETC_UTC = 'Etc/UTC';
+
+/** The name the agent's table uses for a zone the configuration accepts: `Etc/UTC` is read as `UTC`. */
+export function canonicalZone(name: string): string {
+  return name === ETC_UTC ? 'UTC' : name;
+}
+
 /** Null when `name` is a canonical IANA zone name; otherwise why not, with a suggestion where we have one. */
 export function timeZoneProblem(name: string): string | null {
   const zones = tableZones();
-  if (zones.has(name)) return null;
+  if (zones.has(name) || name === ETC_UTC) return null;
   const reads = resolved(name);
   if (reads !== null && AREA_FORM.test(name) && AREA_FORM.test(reads) && zones.has(reads)) return null;
   const suggestion = SUGGESTIONS.get(name.trim().toUpperCase()) ?? (reads !== null && (zones.has(reads) || reads === 'UTC') && (AREA_FORM.test(reads) || reads === 'UTC') ? reads : null);

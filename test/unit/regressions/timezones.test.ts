@@ -33,7 +33,7 @@ describe('timezone names', () => {
       ['NZST', 'Pacific/Auckland'],
       ['US/Eastern', 'America/New_York'],
       ['europe/london', 'Europe/London'],
-      ['Etc/UTC', 'UTC'],
+      ['Etc/UCT', 'UTC'],
     ];
     for (const [name, zone] of suggested) {
       assert.equal(configProblem({ defaultTimezone: name }), `defaultTimezone: ${JSON.stringify(name)} is not a canonical IANA timezone name; use ${zone}${zone === 'Europe/Paris' ? ' (or the city of the location, e.g. Europe/Berlin)' : ''}`);
@@ -45,6 +45,13 @@ describe('timezone names', () => {
       assert.equal(configProblem({ defaultTimezone: name }), 'accepted');
     }
     for (const name of Intl.supportedValuesOf('timeZone')) assert.equal(timeZoneProblem(name), null, name);
+  });
+
+  it("accepts Etc/UTC, IANA's canonical name of UTC (0.1 accepted it), and holds it as UTC", () => {
+    assert.equal(timeZoneProblem('Etc/UTC'), null);
+    const config = parseConfig({ dataDir: '/tmp/pos-sync-timezones', defaultTimezone: 'Etc/UTC', locations: { '7': { timezone: 'Etc/UTC' } } });
+    assert.equal(config.defaultTimezone, 'UTC');
+    assert.equal(config.locations['7']?.timezone, 'UTC');
   });
 });
 
