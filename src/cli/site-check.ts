@@ -4,12 +4,30 @@ import { cliCommand } from '../config/invocation';
 import { describeSite } from '../config/site';
 import { AppError } from '../errors';
 import { isInstanceLocked } from '../ops/instance';
+import Database from 'better-sqlite3';
 import { AGENT_FILE, TILL_FILE } from '../store/database';
+import { isLegacySingleFile } from '../store/split';
 import type { CommandContext, DataUse } from './command';
 
 /** Does the folder hold a site's data (an agent has run there)? Asked without creating anything. */
 export function holdsData(dataDir: string): boolean {
   return fs.existsSync(path.join(dataDir, AGENT_FILE));
+}
+
+/** Does the folder hold 0.1's single file, not split yet (the agent's next start upgrades it)? Read only. */
+export function holdsUnsplitLegacyData(dataDir: string): boolean {
+  const file = path.join(dataDir, TILL_FILE);
+  if (holdsData(dataDir) || !fs.existsSync(file)) return false;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return isLegacySingleFile(db);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -27,6 +45,15 @@ export function checkSite(ctx: CommandContext, commandName: string, use: DataUse
   if (!ctx.json) ctx.out(`Data folder: ${config.dataDir} (configuration: ${where})`);
   if (holdsData(config.dataDir)) return;
   if (use === 'change' && fs.existsSync(config.dataDir) && isInstanceLocked(config.dataDir)) return;
+  // Read here, 0.1's file would be taken for an empty site; changed here, it would be split by a command.
+  if (use !== 'replace' && holdsUnsplitLegacyData(config.dataDir)) {
+    throw new AppError(
+      'site_not_upgraded',
+      409,
+      `${config.dataDir} holds a 0.1 agent's data in ${TILL_FILE}, not upgraded yet (configuration: ${where}): ${commandName} ${use === 'read' ? 'reads' : 'changes'} only upgraded data. ` +
+        `Start the agent once to upgrade it (${cliCommand('serve')}), then run this again.`,
+    );
+  }
   // A restore onto a new PC fills an empty folder, of the configuration found by the rule; with no
   // configuration at all, the default folder is one no agent of the site reads.
   // A 0.1 data folder not split yet holds its data in the till's file alone: restore keeps it aside.

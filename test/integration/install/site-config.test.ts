@@ -42,6 +42,25 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     assert.deepEqual(filesUnder(home), []);
   });
 
+  it("commands on a 0.1 data folder not upgraded yet say so, and leave it as it is", () => {
+    // Before the new version's first start, 0.1's data is all in pos-sync.db: not "no agent has run".
+    const home = tempDir();
+    const env = shellEnv(home);
+    const dataDir = path.join(home, 'data');
+    fs.mkdirSync(dataDir);
+    fs.copyFileSync(path.join(__dirname, '..', '..', 'fixtures', 'legacy-0.1', 'pos-sync.db'), path.join(dataDir, 'pos-sync.db'));
+    const config = path.join(home, 'site.json');
+    fs.writeFileSync(config, JSON.stringify({ dataDir }));
+    const before = fs.readFileSync(path.join(dataDir, 'pos-sync.db')).toString('base64');
+    for (const args of [['status'], ['deliveries'], ['staff', 'search', 'a'], ['force-apply', '3021'], ['staff', 'purge', '--yes']]) {
+      const r = cli([...args, '--config', config], env);
+      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /holds a 0\.1 agent's data in pos-sync\.db, not upgraded yet .*Start the agent once to upgrade it \(.*serve.*\), then run this again\. \[site_not_upgraded\]/, args.join(' '));
+      assert.deepEqual(filesUnder(dataDir), ['pos-sync.db'], `${args.join(' ')} created files`);
+    }
+    assert.equal(fs.readFileSync(path.join(dataDir, 'pos-sync.db')).toString('base64'), before, 'the 0.1 file unchanged');
+  });
+
   it('import and force-apply found by default refuse a folder without data, naming it and --config', () => {
     const home = tempDir();
     const env = shellEnv(home);
