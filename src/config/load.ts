@@ -140,14 +140,14 @@ export function loadConfig(options: LoadOptions = {}): Readonly<Config> {
   const env = options.env ?? process.env;
   const fromFile = options.file ? readConfigFile(options.file) : {};
   const merged = deepMerge(deepMerge(deepMerge({ dataDir: options.defaultDataDir ?? defaultDataDir(env) }, fromFile), environmentOverrides(env)), options.overrides ?? {});
-  return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd(), valueSources(env, options.file ?? null));
+  return parseConfig(merged, options.file ? path.dirname(path.resolve(options.file)) : process.cwd(), valueSources(env, options.file ?? null, fromFile));
 }
 
 /**
  * Where a configuration value came from, for the error that names it: the POS_SYNC__ variable that
  * set it (or a section around it), else the file. A value nobody can find in the file named is no help.
  */
-export function valueSources(env: NodeJS.ProcessEnv, file: string | null): (keyPath: readonly PropertyKey[]) => string | null {
+export function valueSources(env: NodeJS.ProcessEnv, file: string | null, fileValues: Record<string, unknown> = {}): (keyPath: readonly PropertyKey[]) => string | null {
   const variables = Object.keys(env)
     .filter((name) => name.startsWith(ENV_PREFIX) && env[name] !== undefined)
     .map((name) => ({ name, keys: name.slice(ENV_PREFIX.length).split('__').filter((k) => k.length > 0) }))
@@ -160,6 +160,18 @@ export function valueSources(env: NodeJS.ProcessEnv, file: string | null): (keyP
     };
     const set = variables.filter(covers).map((v) => v.name);
     if (set.length > 0) return `set by the environment variable ${set.join(', ')}`;
+    // A key missing from a section the file does not have: the variables that made the section.
+    let level: unknown = fileValues;
+    for (let depth = 0; depth < keys.length - 1; depth++) {
+      const next = typeof level === 'object' && level !== null && !Array.isArray(level) ? (level as Record<string, unknown>)[keys[depth]!] : undefined;
+      if (next === undefined) {
+        const section = keys.slice(0, depth + 1);
+        const made = variables.filter((v) => v.keys.length > section.length && section.every((k, i) => v.keys[i] === k)).map((v) => v.name);
+        if (made.length > 0) return `in the "${section.join('.')}" section that the environment variable ${made.join(', ')} creates`;
+        break;
+      }
+      level = next;
+    }
     return file ? `in ${file}` : null;
   };
 }

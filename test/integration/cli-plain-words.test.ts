@@ -44,6 +44,14 @@ describe('the command line in plain words', () => {
     assert.ok(!r.stderr.includes(`(in ${config})`), 'the file was blamed for what the environment set');
   });
 
+  it('names the variable that made a section when a key the section needs is missing, not the file', () => {
+    // The file has no employees section: the variable made it, and it lacks baseUrl.
+    const r = cli(['status', '--config', config], { POS_SYNC__employees__auth__password: 'pw' });
+    assert.equal(r.status, 3);
+    assert.match(r.stderr, /employees\.baseUrl: .* \(in the "employees" section that the environment variable POS_SYNC__employees__auth__password creates\)/);
+    assert.ok(!r.stderr.includes(`(in ${config})`), r.stderr);
+  });
+
   it('explains an unknown option without parser jargon, and suggests the command meant', () => {
     const r = cli(['status', '-c', config]);
     assert.equal(r.status, 2);
