@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import { JsonLimitError, JsonScanError, parseExact, parseLazily, setMember, type Span } from './json-scan';
+import { JsonLimitError, JsonScanError, membersLimit, namePart, parseExact, parseLazily, setMember, type Span } from './json-scan';
 import { SCAN_BLOCK_BYTES, scanObjectSteps, type ByteSource } from './json-scan-stream';
 import { runSteps, type Steps } from './steps';
-import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
+import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
 /**
@@ -67,21 +67,76 @@ export const MAX_ITEM_BYTES = 8 * 1024 * 1024;
 export const MAX_ITEMS = 100_000;
 
 /**
- * The most bytes a member other than ScheduledItems may take. The envelope's other members (the
- * location's ID and name, the sequences, the currency) are short values, parsed whole; a large
- * unknown member would be parsed whole too (member_too_large instead).
+ * The most bytes the members other than ScheduledItems may take together. The envelope's other
+ * members (the location's ID and name, the sequences, the currency) are short values, parsed whole
+ * and kept while the body is read; an unknown member is parsed and kept too, so a body of many large
+ * members would take their sum (member_too_large instead, naming the member that passes it).
  */
 export const MAX_MEMBER_BYTES = 1024 * 1024;
 
-const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES } as const;
+/**
+ * The most levels of arrays and objects in a body, its own object being the first. A real update is
+ * a handful of levels deep (the body, its items, an item, its price and schedule lists, their
+ * elements); this leaves room for unknown fields nested many levels below those, and is as deep as
+ * common JSON serialisers (.NET's System.Text.Json and Json.NET) read or write unless told
+ * otherwise. Each level costs the parsers memory whatever its bytes, so a value nested deeper is
+ * refused (too_deep) before anything is parsed: nested far deeper, a body well within every other
+ * limit took more memory than the webhook's and the applier's threads have.
+ */
+export const MAX_DEPTH = 64;
 
-/** A body past MAX_ITEMS or MAX_MEMBER_BYTES, refused with the member named. */
+const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES, maxDepth: MAX_DEPTH } as const;
+
+/** A body past MAX_ITEMS, MAX_MEMBER_BYTES or MAX_DEPTH, refused with the member (and path) named. */
 function overLimit(err: JsonLimitError): ReadBodyResult {
   // ScheduledItems that is not an array, too large to parse: what the envelope's check would say of it.
-  if (err.kind === 'member' && err.key === 'ScheduledItems') return { ok: false, error: { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' } };
-  return err.kind === 'elements'
-    ? { ok: false, error: { id: 'too_many_items', field: err.key, message: `more than the ${err.limit} items one update may hold` } }
-    : { ok: false, error: { id: 'member_too_large', field: err.key, message: `more than the ${err.limit} bytes a member other than ScheduledItems may take` } };
+  if (err.kind === 'members' && err.key === 'ScheduledItems') return { ok: false, error: { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' } };
+  if (err.kind === 'elements') return { ok: false, error: { id: 'too_many_items', field: err.key, message: `more than the ${err.limit} items one update may hold` } };
+  if (err.kind === 'depth') {
+    return { ok: false, error: { id: 'too_deep', field: err.key, message: `arrays and objects nested more than ${err.limit} levels deep (the body's own object is the first), at byte ${err.offset}` } };
+  }
+  return { ok: false, error: { id: 'member_too_large', field: err.key, message: `the members other than ScheduledItems take more than the ${err.limit} bytes they may take together` } };
+}
+
+/**
+ * The refusal of a body with a lone UTF-16 surrogate in a string, or null. JSON can carry one as an
+ * escape (`"P\ud800"`), UTF-8 cannot: SQLite stores it as U+FFFD, so two different identifiers would
+ * become one in the till, and a name would not be stored as sent. Checked at receipt in every string
+ * of the body, values and members' names alike, so the applier never meets one.
+ */
+function loneSurrogateRefusal(value: unknown, path: string): ReadBodyResult | null {
+  const at = loneSurrogatePath(value, path);
+  if (at === null) return null;
+  return { ok: false, error: { id: 'lone_surrogate', field: at, message: LONE_SURROGATE_MESSAGE } };
+}
+
+/** The path of the first string in `value` (a value or a member's name) with a lone surrogate, or null. */
+function loneSurrogatePath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogatePath(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, member] of Object.entries(value)) {
+    const at = `${path}${namePart(key)}`;
+    if (hasLoneSurrogate(key)) return at;
+    const found = loneSurrogatePath(member, at);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** loneSurrogateRefusal of each member of `head`, in the order of `keys`. */
+function headRefusal(head: Record<string, unknown>, keys: Iterable<string>): ReadBodyResult | null {
+  for (const key of keys) {
+    const refused = loneSurrogateRefusal(head[key], key);
+    if (refused) return refused;
+  }
+  return null;
 }
 
 /** The refusal of the item at `index` that takes `bytes`, or null when it fits. */
@@ -98,11 +153,16 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined, LIMITS);
+    if (options.checkItems) {
+      const refused = headRefusal(lazy.head, lazy.headSpans.keys());
+      if (refused) return refused;
+    }
     if (options.checkItems && lazy.elements) {
       for (const [index, span] of lazy.elements.entries()) {
         const tooLarge = itemTooLarge(index, span.end - span.start);
         if (tooLarge) return tooLarge;
-        checkElement((start, end) => raw.toString('utf8', start, end), span, lazy.element);
+        const refused = checkElement(index, (start, end) => raw.toString('utf8', start, end), span, lazy.element);
+        if (refused) return refused;
       }
     }
   } catch (err) {
@@ -149,17 +209,24 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
       LIMITS,
     );
     const members: [string, number, number][] = [];
+    // As parseLazily reads them, in the same order: readBody's answer, limit by limit.
+    const limit = membersLimit(LIMITS);
     for (const [key, span] of scanned.members) {
       if (key === 'ScheduledItems' && scanned.elements !== null) continue;
-      if (span.end - span.start > MAX_MEMBER_BYTES) throw new JsonLimitError('member', key, MAX_MEMBER_BYTES);
+      limit(key, span);
       setMember(head, key, parseExact(text(span.start, span.end)));
       members.push([key, span.start, span.end]);
+    }
+    if (options.checkItems) {
+      const refused = headRefusal(head, members.map(([key]) => key));
+      if (refused) return refused;
     }
     if (options.checkItems && scanned.elements) {
       for (const [index, span] of scanned.elements.entries()) {
         const tooLarge = itemTooLarge(index, span.end - span.start);
         if (tooLarge) return tooLarge;
-        checkElement(text, span, element);
+        const refused = checkElement(index, text, span, element);
+        if (refused) return refused;
         yield;
       }
     }
@@ -218,20 +285,25 @@ export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: n
 }
 
 /**
- * Throws where parsing the element later would. parseExact accepts exactly what JSON.parse accepts
+ * Throws where parsing the element later would, and refuses an element with a lone surrogate in a
+ * string (loneSurrogateRefusal). parseExact accepts exactly what JSON.parse accepts
  * (property-tested, test/unit/domain/json-scan.test.ts), so the receiver checks with the native parser,
  * the faster of the two (npm run bench:parse compares them), and only an element that
  * fails is parsed again by parseExact, so the error names the same position in the same words as
  * before.
  */
-function checkElement(text: (start: number, end: number) => string, span: Span, parse: (span: Span) => unknown): void {
+function checkElement(index: number, text: (start: number, end: number) => string, span: Span, parse: (span: Span) => unknown): ReadBodyResult | null {
+  const source = text(span.start, span.end);
+  let value: unknown;
   try {
-    JSON.parse(text(span.start, span.end));
+    value = JSON.parse(source);
   } catch {
     parse(span);
     // Unreachable while the two parsers agree; if they ever did not, refusing is the safe side.
     throw new SyntaxError(`an item at byte ${span.start} is not valid JSON`);
   }
+  // A surrogate reaches a string only through a \u escape (UTF-8 has none: the body was checked).
+  return source.includes('\\u') ? loneSurrogateRefusal(value, `ScheduledItems[${index}]`) : null;
 }
 
 function invalidJson(err: unknown): ReadBodyResult {

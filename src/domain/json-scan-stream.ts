@@ -39,6 +39,7 @@ class Window {
   constructor(
     private readonly source: ByteSource,
     private readonly block: number,
+    private readonly maxDepth?: number,
   ) {}
 
   get bytes(): Buffer {
@@ -80,13 +81,15 @@ class Window {
   /**
    * Runs one step from byte `from` (absolute) with a Scanner on the window; returns its value and where
    * it ended. Run again with more bytes while its outcome may depend on bytes not read yet: it failed at
-   * the end of the window, or ended there (the byte after a step decides what comes next).
+   * the end of the window, or ended there (the byte after a step decides what comes next). A value
+   * nested too deep (JsonLimitError) is refused at once: the bracket one level too deep is in the
+   * window, and only the bytes before it decided that.
    */
   step<T>(from: number, run: (s: Scanner) => T): { value: T; pos: number } {
     this.dropBefore(from);
     for (;;) {
       const bytes = this.bytes;
-      const s = new Scanner(bytes, from - this.base, this.base);
+      const s = new Scanner(bytes, from - this.base, this.base, this.maxDepth);
       try {
         const value = run(s);
         if (s.pos < bytes.length || this.atEnd) return { value, pos: this.base + s.pos };
@@ -114,7 +117,7 @@ export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKe
 /** scanObjectFrom in steps: one after each array element and each member (src/domain/steps.ts). */
 export function* scanObjectSteps(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES, limits: ScanLimits = {}): Steps<ScannedObject> {
   const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
-  const w = new Window(source, Math.max(1, block));
+  const w = new Window(source, Math.max(1, block), limits.maxDepth);
   // A byte-order mark is three bytes: hold them before looking for one.
   while (w.bytes.length < 3 && !w.atEnd) w.more();
   const members = new Map<string, Span>();
@@ -142,6 +145,7 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
     if (head.value.array) {
       const found: Span[] = [];
       const open = w.step(valueStart, (s) => {
+        s.level(2, arrayMember);
         s.pos++;
         s.ws();
         if (s.b[s.pos] !== CLOSE_BRACKET) return false;
@@ -156,7 +160,7 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
         const element = w.step(pos, (s) => {
           s.ws();
           const start = w.base + s.pos;
-          s.value();
+          s.value(3, arrayMember, found.length);
           return { start, end: w.base + s.pos };
         });
         if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
@@ -176,7 +180,7 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
       }
       elements = found;
     } else {
-      pos = w.step(valueStart, (s) => s.value()).pos;
+      pos = w.step(valueStart, (s) => s.value(2, key)).pos;
       if (key === arrayMember) elements = null;
     }
     members.set(key, { start: valueStart, end: pos });

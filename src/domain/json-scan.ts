@@ -24,17 +24,30 @@ export interface ScannedObject {
 }
 
 /**
- * A body past a limit its reader set (too many elements in the array member, or another member too
- * long to parse): well-formed as far as it was read, too large to read further.
+ * A body past a limit its reader set (too many elements in the array member, the other members too
+ * long to parse, or arrays and objects nested too deep): well-formed as far as it was read, too large
+ * to read further.
  */
 export class JsonLimitError extends Error {
   constructor(
-    readonly kind: 'elements' | 'member',
-    /** The member: the array's name, or the one too long. */
+    readonly kind: 'elements' | 'members' | 'depth',
+    /**
+     * Where: the array's name (elements), the member whose bytes passed the limit (members), or the
+     * path of the value nested too deep, e.g. `ScheduledItems[2].PriceUpdates[0].PriceModel[0]...`
+     * (depth).
+     */
     readonly key: string,
     readonly limit: number,
+    /** The body's byte offset of the bracket one level too deep (depth only; else -1). */
+    readonly offset = -1,
   ) {
-    super(kind === 'elements' ? `${key} has more than ${limit} elements` : `${key} takes more than ${limit} bytes`);
+    super(
+      kind === 'elements'
+        ? `${key} has more than ${limit} elements`
+        : kind === 'members'
+          ? `the members other than the array member take more than ${limit} bytes together (past it at ${key})`
+          : `${key} is nested more than ${limit} levels deep at byte ${offset}`,
+    );
   }
 }
 
@@ -42,8 +55,13 @@ export class JsonLimitError extends Error {
 export interface ScanLimits {
   /** The most elements the array member may hold. */
   readonly maxElements?: number;
-  /** The most bytes any other member may take (it is parsed whole). */
+  /** The most bytes the other members may take together (each is parsed whole, and all are kept). */
   readonly maxMemberBytes?: number;
+  /**
+   * The most levels of arrays and objects, the body's own object being the first. Parsing costs
+   * memory by the level as well as by the byte, so a deep value costs far more than its size.
+   */
+  readonly maxDepth?: number;
 }
 
 export class JsonScanError extends SyntaxError {
@@ -85,10 +103,12 @@ function stringEnd(b: Uint8Array, pos: number): number {
 
 /**
  * Just after the bracket that closes the object or array opening at `pos` (brackets inside strings
- * ignored). On failure, -(offset + 1) of the mismatched bracket or of the end. A tight loop over
- * local variables: it walks every byte of the largest publication.
+ * ignored), when it holds no more than `levels` levels of arrays and objects, itself the first. On
+ * failure, -(offset + 1) of the mismatched bracket or of the end (offset <= b.length), or
+ * -(b.length + 2 + offset) of the bracket that opens one level too many. A tight loop over local
+ * variables: it walks every byte of the largest publication.
  */
-function containerEnd(b: Uint8Array, pos: number): number {
+function containerEnd(b: Uint8Array, pos: number, levels: number): number {
   const n = b.length;
   const stack: number[] = [];
   let i = pos;
@@ -100,15 +120,72 @@ function containerEnd(b: Uint8Array, pos: number): number {
       i = after;
       continue;
     }
-    if (d === OPEN_BRACE) stack.push(CLOSE_BRACE);
-    else if (d === OPEN_BRACKET) stack.push(CLOSE_BRACKET);
-    else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+    if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+      if (stack.push(d === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET) > levels) return -(n + 2 + i);
+    } else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
       if (stack.pop() !== d) return -(i + 1);
       if (stack.length === 0) return i + 1;
     }
     i++;
   }
   return -(n + 1);
+}
+
+/**
+ * A member's name as part of a path: `.Name`, or `["odd name"]` for one that is not a plain word
+ * (JSON-escaped, so a path is always plain, well-formed text).
+ */
+export function namePart(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+}
+
+/** How much of the path inside a value too deep its refusal names; the rest is written `...`. */
+const SHOWN_PATH_PARTS = 4;
+
+/**
+ * The path from the value opening at `start` to the bracket at `at` (one level too deep), as
+ * `.Name` and `[index]` parts: a refusal names where the nesting is, not just the top-level member
+ * or item. Only called to word a refusal; the bytes before `at` are balanced (containerEnd walked
+ * them), and whatever else is wrong with them is the parser's to say, so a name that does not
+ * decode ends the path.
+ */
+function pathWithin(b: Uint8Array, start: number, at: number): string {
+  const parts: (string | number)[] = [];
+  const inArray: boolean[] = [];
+  let i = start;
+  while (i < at) {
+    const d = b[i]!;
+    if (d === QUOTE) {
+      const after = stringEnd(b, i + 1);
+      if (after < 0 || after > at) break;
+      let j = after;
+      while (j < at && isWhitespace(b[j]!)) j++;
+      if (inArray.length > 0 && !inArray[inArray.length - 1] && b[j] === COLON) {
+        let key: unknown;
+        try {
+          key = JSON.parse(Buffer.from(b.buffer, b.byteOffset + i, after - i).toString('utf8'));
+        } catch {
+          key = undefined;
+        }
+        if (typeof key !== 'string') break;
+        parts[parts.length - 1] = key;
+      }
+      i = after;
+      continue;
+    }
+    if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+      inArray.push(d === OPEN_BRACKET);
+      parts.push(d === OPEN_BRACKET ? 0 : '');
+    } else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+      inArray.pop();
+      parts.pop();
+    } else if (d === COMMA && inArray[inArray.length - 1] === true) {
+      parts[parts.length - 1] = (parts[parts.length - 1] as number) + 1;
+    }
+    i++;
+  }
+  const shown = parts.slice(0, SHOWN_PATH_PARTS).map((part) => (typeof part === 'number' ? `[${part}]` : namePart(part)));
+  return shown.join('') + (parts.length > SHOWN_PATH_PARTS || i < at ? '...' : '');
 }
 
 /**
@@ -122,6 +199,8 @@ export class Scanner {
     readonly b: Uint8Array,
     start: number,
     private readonly origin = 0,
+    /** ScanLimits.maxDepth: the most levels of arrays and objects, the body's own object the first. */
+    private readonly maxDepth = Number.POSITIVE_INFINITY,
   ) {
     this.pos = start;
   }
@@ -150,8 +229,20 @@ export class Scanner {
     }
   }
 
-  /** Skips one value; nested content is only balanced here (its parser checks the rest). */
-  value(): void {
+  /**
+   * Refuses the bracket here, the array member's own, when its level `depth` is past maxDepth (its
+   * elements are then each checked by value()).
+   */
+  level(depth: number, key: string): void {
+    if (depth > this.maxDepth) throw new JsonLimitError('depth', key, this.maxDepth, this.pos + this.origin);
+  }
+
+  /**
+   * Skips one value; nested content is only balanced here (its parser checks the rest), and no
+   * deeper than maxDepth. `depth` is the value's own level (the body's object is the first); `key`
+   * (and `index`, for an element of the array member) names it in a refusal for depth.
+   */
+  value(depth = 1, key = '', index = -1): void {
     const b = this.b;
     const c = b[this.pos];
     if (c === undefined) this.fail('expected a value');
@@ -160,7 +251,12 @@ export class Scanner {
       return;
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const end = containerEnd(b, this.pos);
+      const end = containerEnd(b, this.pos, this.maxDepth - depth + 1);
+      if (end < -(b.length + 1)) {
+        const at = -end - 2 - b.length;
+        const where = `${key}${index >= 0 ? `[${index}]` : ''}${pathWithin(b, this.pos, at)}`;
+        throw new JsonLimitError('depth', where, this.maxDepth, at + this.origin);
+      }
       if (end < 0) {
         this.pos = -end - 1;
         this.fail(this.pos >= b.length ? 'unterminated object or array' : 'mismatched bracket');
@@ -185,7 +281,7 @@ export class Scanner {
  */
 export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (span: Span) => string, limits: ScanLimits = {}): ScannedObject {
   const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
-  const s = new Scanner(bytes, bomLength(bytes));
+  const s = new Scanner(bytes, bomLength(bytes), 0, limits.maxDepth);
   const members = new Map<string, Span>();
   let elements: Span[] | null = null;
   s.ws();
@@ -204,6 +300,7 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
       const valueStart = s.pos;
       if (key === arrayMember && bytes[s.pos] === OPEN_BRACKET) {
         const found: Span[] = [];
+        s.level(2, arrayMember);
         s.pos++;
         s.ws();
         if (bytes[s.pos] === CLOSE_BRACKET) s.pos++;
@@ -211,7 +308,7 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
           for (;;) {
             s.ws();
             const elementStart = s.pos;
-            s.value();
+            s.value(3, arrayMember, found.length);
             if (found.length >= maxElements) throw new JsonLimitError('elements', arrayMember, maxElements);
             found.push({ start: elementStart, end: s.pos });
             s.ws();
@@ -226,7 +323,7 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
         }
         elements = found;
       } else {
-        s.value();
+        s.value(2, key);
         if (key === arrayMember) elements = null;
       }
       members.set(key, { start: valueStart, end: s.pos });
@@ -277,14 +374,30 @@ export function parseLazily(
   }, limits);
   const head: Record<string, unknown> = {};
   const headSpans = new Map<string, Span>();
+  const limit = membersLimit(limits);
   for (const [key, span] of scanned.members) {
     if (key === arrayMember && scanned.elements !== null) continue;
-    if (limits.maxMemberBytes !== undefined && span.end - span.start > limits.maxMemberBytes) throw new JsonLimitError('member', key, limits.maxMemberBytes);
+    limit(key, span);
     setMember(head, key, parse(text(span)));
     headSpans.set(key, span);
   }
   const read = elementText ?? text;
   return { head, headSpans, elements: scanned.elements, element: (span) => parse(read(span)) };
+}
+
+/**
+ * Counts the bytes of the members other than the array member, in the order they are parsed (each
+ * span passed in turn), and throws JsonLimitError once together they take more than maxMemberBytes:
+ * each is parsed whole and all are kept while the body is read, so their count must not multiply
+ * the memory one may take.
+ */
+export function membersLimit(limits: ScanLimits): (key: string, span: Span) => void {
+  const max = limits.maxMemberBytes;
+  let total = 0;
+  return (key, span) => {
+    total += span.end - span.start;
+    if (max !== undefined && total > max) throw new JsonLimitError('members', key, max);
+  };
 }
 
 /**

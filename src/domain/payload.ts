@@ -128,7 +128,7 @@ export interface EnvelopeError {
    * The stable error id the receiver answers with: the body is not UTF-8, not JSON, or has no valid
    * envelope.
    */
-  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large';
+  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'lone_surrogate';
   /** Dotted path of the first offending field, e.g. `ChangeSequence` or `(body)`. */
   readonly field: string;
   readonly message: string;
@@ -298,6 +298,22 @@ function tooLong(text: string, max: number): number | null {
   return characters > max ? characters : null;
 }
 
+/** A high surrogate not followed by a low one, or a low one not after a high one (String.prototype.isWellFormed, ES2024). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Whether text holds a lone UTF-16 surrogate: JSON can send one as an escape (`"P\ud800"`), UTF-8
+ * cannot hold it, and SQLite stores it as U+FFFD. Two identifiers different here would then be one
+ * in the till, and a name would not be stored as sent. The receiver refuses such a body
+ * (src/domain/body.ts, lone_surrogate); the plan skips such text too, for a body stored before it did.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/** What a refusal or a warning says of text with a lone surrogate (after the field's name, if any). */
+export const LONE_SURROGATE_MESSAGE = 'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not in a pair), which cannot be stored as UTF-8';
+
 /** ItemID or PLU: a whole number as its exact digits, or a string trimmed and otherwise kept as sent. */
 function identifierText(value: unknown, field: 'ItemID' | 'PLU'): FieldResult {
   if (value instanceof JsonNumber || typeof value === 'number') {
@@ -318,6 +334,7 @@ function keyText(value: unknown, field: keyof typeof TEXT_LIMITS): FieldResult {
 }
 
 function checkedLength(text: string, field: keyof typeof TEXT_LIMITS): FieldResult {
+  if (hasLoneSurrogate(text)) return { ok: false, message: `${field} ${LONE_SURROGATE_MESSAGE}` };
   const max = TEXT_LIMITS[field];
   const length = tooLong(text, max);
   return length === null ? { ok: true, text } : { ok: false, message: `${field} is ${length} characters long; the limit is ${max}` };
@@ -452,6 +469,10 @@ function planPrice(element: unknown, at: ElementAt, currency: string | null, war
   }
   // Stored as sent (trimmed): the contract promises the service's text, so it is never cut.
   const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim() : null;
+  if (priceModel !== null && hasLoneSurrogate(priceModel)) {
+    warnings.push({ path: `${elementPath(at)}.PriceModel`, message: `PriceModel ${LONE_SURROGATE_MESSAGE}; element skipped` });
+    return null;
+  }
   return {
     tariffName,
     from: element.DateFrom as IsoDate,
@@ -497,7 +518,11 @@ export function streamUpdate(
   let currency: string | null = null;
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
   else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
-  const locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
+  let locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
+  if (locationName !== null && hasLoneSurrogate(locationName)) {
+    warnings.push({ path: 'LocationName', message: `LocationName ${LONE_SURROGATE_MESSAGE}; ignored` });
+    locationName = null;
+  }
   if (body.LocationName !== undefined && body.LocationName !== null && typeof body.LocationName !== 'string') {
     warnings.push({ path: 'LocationName', message: `expected text, got ${shown(body.LocationName)}; ignored` });
   }
@@ -635,6 +660,10 @@ function* planItems(
     }
     // Stored as sent (trimmed), never cut: the till shows what head office named the item.
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim() : '';
+    if (hasLoneSurrogate(name)) {
+      warnings.push({ path: `${path}.ItemName`, message: `ItemName ${LONE_SURROGATE_MESSAGE}; item skipped` });
+      continue;
+    }
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
     const seenPrices = new Map<string, Placed<PriceValue>[]>();
     const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();

@@ -49,7 +49,8 @@ describe('the size of one item', () => {
 
 describe('the number of items and the size of the other members', () => {
   const items = (n: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"ScheduledItems":[${new Array(n).fill('0').join(',')}]}`);
-  const member = (bytes: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"Pad":"${'x'.repeat(bytes - 2)}","ScheduledItems":[]}`);
+  // The members other than ScheduledItems taking `bytes` together (ChangeSequence, ParentChangeSequence and LocationID a byte each).
+  const member = (bytes: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"Pad":"${'x'.repeat(bytes - 5)}","ScheduledItems":[]}`);
   for (const [what, read] of [
     ['in memory', (raw: Buffer) => readBody(raw, { checkItems: true })],
     ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(sourceOf(raw), { checkItems: true, block: 4096 })],
@@ -73,11 +74,11 @@ describe('the number of items and the size of the other members', () => {
       assert.deepEqual(r.ok ? null : r.error, { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' });
     });
 
-    it(`refuses a member other than ScheduledItems of more than MAX_MEMBER_BYTES (${what})`, () => {
+    it(`refuses members other than ScheduledItems of more than MAX_MEMBER_BYTES together (${what})`, () => {
       const at = read(member(MAX_MEMBER_BYTES));
       assert.ok(at.ok, JSON.stringify(at.ok ? null : at.error));
       const over = read(member(MAX_MEMBER_BYTES + 1));
-      assert.deepEqual(over.ok ? null : over.error, { id: 'member_too_large', field: 'Pad', message: `more than the ${MAX_MEMBER_BYTES} bytes a member other than ScheduledItems may take` });
+      assert.deepEqual(over.ok ? null : over.error, { id: 'member_too_large', field: 'Pad', message: `the members other than ScheduledItems take more than the ${MAX_MEMBER_BYTES} bytes they may take together` });
     });
   }
 });

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
+import { item, price, update } from '../helpers/fixtures';
+import { MAX_DEPTH, MAX_MEMBER_BYTES } from '../../src/domain/body';
+
+/**
+ * Bodies that cost the agent's threads far more memory than their bytes, posted to a real agent over
+ * loopback: arrays nested hundreds of thousands of levels deep in top-level members (the webhook's
+ * thread ran out of memory on every retry) or in the fields of items (answered 200, then the applier's
+ * thread ran out of memory on every retry and the location's chain was blocked), many large members,
+ * and identifiers with lone surrogates (two in the agent, one in the till). Each is a 400 naming
+ * where, kept in quarantine; the agent keeps answering and applying.
+ */
+
+const envelope = '"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":8,"CurrencyIsoCode":"GBP"';
+const nested = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
+const fields = (plu: string, name: string, priceModel: string): string =>
+  `{"PLU":${plu},"ItemID":"9","ItemName":${name},"ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"2026-12-31","TariffName":"Eat In","PriceModel":${priceModel},"TaxCode":"S","TaxRate":20,"SellPrice":1.5}],"ScheduleUpdates":[]}`;
+
+async function postRaw(t: RunningTestAgent, raw: Buffer): Promise<{ status: number; error: { id: string; field: string; message: string } | undefined }> {
+  const res = await fetch(t.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+  const json = (await res.json()) as { error?: { id: string; field: string; message: string } };
+  return { status: res.status, error: json.error };
+}
+
+describe('bodies nested too deep, too many large members, lone surrogates', () => {
+  it('400 for each, kept in quarantine; the webhook thread keeps answering and the next update applies', async () => {
+    const t = await startTestAgent();
+    // The reviewer's headbomb.json: ten members, each arrays 520,000 levels deep (10.4 MB).
+    const headBomb = Buffer.from(`{${envelope},${Array.from({ length: 10 }, (_, i) => `"X${i}":${nested(520_000)}`).join(',')},"ScheduledItems":[]}`);
+    // The reviewer's deepmix.py: a few fields of items 400,000 levels deep (about 4 MB).
+    const itemBomb = Buffer.from(`{${envelope},"ScheduledItems":[${fields(nested(400_000), '"X"', '"S"')},${fields('"8"', nested(400_000), nested(400_000))}]}`);
+    // One level past MAX_DEPTH in a price's field, and exactly at it (accepted, and applied below).
+    const justOver = Buffer.from(`{${envelope},"ScheduledItems":[${fields('"9"', '"X"', nested(MAX_DEPTH - 5 + 1))}]}`);
+    // Ten members of arrays nested a few levels, each half of what all may take together.
+    const wide = `[${new Array(Math.floor(MAX_MEMBER_BYTES / 16)).fill('[[[1]]]').join(',')}]`;
+    const manyMembers = Buffer.from(`{${envelope},${Array.from({ length: 10 }, (_, i) => `"X${i}":${wide}`).join(',')},"ScheduledItems":[]}`);
+    // The reviewer's surrogate.mjs: PLU, ItemID and TariffName P\ud800 and P\udc00.
+    const lone = (s: string, p: number): string =>
+      `{"PLU":"P${s}","ItemID":"I${s}","ItemName":"X","ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"2026-12-31","TariffName":"T${s}","PriceModel":"S","TaxCode":"S","TaxRate":20,"SellPrice":${p}}],"ScheduleUpdates":[]}`;
+    const surrogates = Buffer.from(`{${envelope},"ScheduledItems":[${lone('\\ud800', 1.5)},${lone('\\udc00', 2.5)}]}`);
+
+    const cases = [
+      [headBomb, 'too_deep', 'X0[0][0][0][0]...'],
+      [itemBomb, 'too_deep', 'ScheduledItems[0].PLU[0][0][0]...'],
+      [justOver, 'too_deep', 'ScheduledItems[0].PriceUpdates[0].PriceModel[0]...'],
+      [manyMembers, 'member_too_large', 'X1'],
+      [surrogates, 'lone_surrogate', 'ScheduledItems[0].PLU'],
+    ] as const;
+    for (const [raw, id, field] of cases) {
+      // Twice: the sender's retry of a refused body is refused the same way, by the same thread.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const res = await postRaw(t, raw);
+        assert.equal(res.status, 400, `${id} ${field}`);
+        assert.deepEqual([res.error?.id, res.error?.field], [id, field]);
+      }
+      assert.equal((await fetch(`${t.baseUrl}/healthz`)).status, 200);
+    }
+    const quarantined = (t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n;
+    assert.ok(quarantined >= cases.length, `${quarantined} in quarantine`);
+    assert.equal((t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 0);
+
+    // Exactly MAX_DEPTH deep is accepted and applies; so does an ordinary update after it.
+    const atLimit = Buffer.from(`{${envelope},"ScheduledItems":[${fields('"9"', '"X"', nested(MAX_DEPTH - 5))}]}`);
+    assert.equal((await postRaw(t, atLimit)).status, 200);
+    assert.equal((await t.post(update(8, 3, 2, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 5)])]))).status, 200);
+    await t.settle();
+    const applied = t.agent.core.tillDb.prepare('SELECT count(*) AS n FROM price_ranges').get() as { n: number };
+    assert.ok(applied.n >= 1, 'the updates after the refusals applied');
+  });
+});
