@@ -8,7 +8,9 @@ import { crashPoint } from '../crash-points';
 import { isStorageFailure } from '../errors';
 import { BodyFileSource, bodyFilePath, removeBodyFile, type BodyFile } from './body-files';
 import { BodyStore, releaseBody } from './bodies';
+import { cutOptional, cutText, MAX_CONTENT_TYPE_CHARS, MAX_FIELD_CHARS, MAX_REASON_CHARS, MAX_SENDER_CHARS } from './bounded-text';
 import type { Db } from './database';
+import { REFUSALS_RECORDED_PER_DAY, RefusalRecords, TALLY_ERROR_ID } from './refusal-records';
 import { runInSlices } from '../threads/slices';
 
 export type DeliverySource = 'webhook' | 'import';
@@ -69,6 +71,8 @@ export interface RefusedDelivery {
   readonly source: DeliverySource;
   readonly bytes: number;
   readonly httpStatus: number;
+  /** The refusal's id (what the sender was answered), for the day's tally once it is full (refusal-records.ts). */
+  readonly errorId?: string;
   readonly reason: string;
   readonly receivedAt?: Date;
 }
@@ -101,6 +105,11 @@ export interface QuarantineLimits {
   readonly diskFloorBytes: number;
   /** Free bytes on the data folder's disk now; null when it cannot be read. */
   readonly freeBytes: () => number | null;
+  /**
+   * Refusals recorded one by one per day (refusal-records.ts); by default REFUSALS_RECORDED_PER_DAY,
+   * or bodiesPerDay when that is more (each kept body has its row).
+   */
+  readonly refusalsPerDay?: number;
 }
 
 /** The configured budget (retention.quarantine*, disk.criticalFreeBytes), as it travels to the webhook's thread. */
@@ -151,6 +160,8 @@ export class Inbox {
   private readonly insertQuarantine;
   private readonly ensureLocation;
   private readonly keptSince;
+  /** How many refusals a day are recorded one by one, and the day's tally beyond them. */
+  private readonly refusals: RefusalRecords;
   /** Bodies kept in quarantine on the current UTC day (counted from agent.db on the day's first refusal). */
   private keptToday: { day: string; bodies: number; bytes: number } | null = null;
 
@@ -177,9 +188,10 @@ export class Inbox {
        VALUES (@receivedAt, @sender, @source, @contentType, @body, @bytes, @sha, @errorId, @field, @reason)`,
     );
     // length(body) is read from the record header; a row whose body was not kept has an empty one.
-    this.keptSince = db.prepare<[string], { bodies: number; bytes: number }>(
-      'SELECT count(*) AS bodies, coalesce(sum(body_bytes), 0) AS bytes FROM quarantine WHERE received_at >= ? AND length(body) = body_bytes',
+    this.keptSince = db.prepare<[string, string], { bodies: number; bytes: number }>(
+      'SELECT count(*) AS bodies, coalesce(sum(body_bytes), 0) AS bytes FROM quarantine WHERE received_at >= ? AND length(body) = body_bytes AND error_id <> ?',
     );
+    this.refusals = new RefusalRecords(db, limits?.refusalsPerDay ?? Math.max(REFUSALS_RECORDED_PER_DAY, limits?.bodiesPerDay ?? 0));
     this.ensureLocation = db.prepare(
       'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
     );
@@ -280,10 +292,8 @@ export class Inbox {
   private store(delivery: Omit<IncomingDelivery, 'raw'>, body: ReceivedBody, checked: ReadBodyResult, meanings?: ReadonlyMap<number, boolean>): ReceiptOutcome {
     if (!checked.ok) {
       const errorId = checked.error.id;
-      const raw = body.whole();
-      try {
-        const stored = this.quarantine({
-          raw,
+      const stored = this.quarantineBody(
+        {
           sender: delivery.sender,
           source: delivery.source,
           contentType: delivery.contentType,
@@ -292,11 +302,10 @@ export class Inbox {
           reason: checked.error.message,
           httpStatus: 400,
           ...(delivery.receivedAt ? { receivedAt: delivery.receivedAt } : {}),
-        });
-        return { kind: 'rejected', ...stored, error: checked.error, errorId };
-      } finally {
-        if (body.file) releaseBody(raw);
-      }
+        },
+        body,
+      );
+      return { kind: 'rejected', ...stored, error: checked.error, errorId };
     }
     const { envelope } = checked;
     const sha = body.sha256;
@@ -373,72 +382,109 @@ export class Inbox {
    * shows that head office tried and why it failed.
    */
   recordRefused(input: RefusedDelivery): number {
-    return Number(
-      this.insertDelivery.run({
-        receivedAt: (input.receivedAt ?? new Date()).toISOString(),
-        sender: input.sender,
-        source: input.source,
-        bytes: input.bytes,
-        inboxId: null,
-        quarantineId: null,
-        outcome: 'rejected',
-        status: input.httpStatus,
-        locationId: null,
-        changeSequence: null,
-        reason: input.reason,
-      }).lastInsertRowid,
-    );
+    const receivedAt = (input.receivedAt ?? new Date()).toISOString();
+    return this.recording(() => {
+      const refusal = { receivedAt, source: input.source, errorId: input.errorId ?? `http_${input.httpStatus}`, bytes: input.bytes, httpStatus: input.httpStatus };
+      if (!this.refusals.admit(refusal)) return this.refusals.tallyIds(receivedAt).deliveryId;
+      return Number(
+        this.insertDelivery.run({
+          receivedAt,
+          sender: cutOptional(input.sender, MAX_SENDER_CHARS),
+          source: input.source,
+          bytes: input.bytes,
+          inboxId: null,
+          quarantineId: null,
+          outcome: 'rejected',
+          status: input.httpStatus,
+          locationId: null,
+          changeSequence: null,
+          reason: cutText(input.reason, MAX_REASON_CHARS),
+        }).lastInsertRowid,
+      );
+    });
   }
 
   /** Keeps a refused body for inspection and records the delivery. */
   quarantine(input: QuarantineInput): { quarantineId: number; deliveryId: number } {
+    const { raw, ...refusal } = input;
+    return this.quarantineBody(refusal, { bytes: raw.length, sha256: sha256(raw), whole: () => raw, file: null });
+  }
+
+  /**
+   * quarantine() for a body in memory or in a file of its own: a file's body is read whole only when
+   * it is kept (within the day's budget), and freed once stored. Every text the sender chose is cut
+   * (bounded-text.ts); past the day's REFUSALS_RECORDED_PER_DAY only the day's tally counts it, and its
+   * rows' ids are returned.
+   */
+  private quarantineBody(input: Omit<QuarantineInput, 'raw'>, body: ReceivedBody): { quarantineId: number; deliveryId: number } {
     const receivedAt = (input.receivedAt ?? new Date()).toISOString();
-    return this.db
-      .transaction(() => {
-        const kept = this.mayKeep(receivedAt, input.raw.length);
-        const quarantineId = Number(
+    return this.recording(() => {
+      if (!this.refusals.admit({ receivedAt, source: input.source, errorId: input.errorId, bytes: body.bytes, httpStatus: input.httpStatus })) {
+        return this.refusals.tallyIds(receivedAt);
+      }
+      const kept = this.mayKeep(receivedAt, body.bytes);
+      const field = cutOptional(input.field, MAX_FIELD_CHARS);
+      const reason = cutText(input.reason, MAX_REASON_CHARS);
+      const sender = cutOptional(input.sender, MAX_SENDER_CHARS);
+      const raw = kept.keep ? body.whole() : Buffer.alloc(0);
+      let quarantineId: number;
+      try {
+        quarantineId = Number(
           this.insertQuarantine.run({
             receivedAt,
-            sender: input.sender,
+            sender,
             source: input.source,
-            contentType: input.contentType,
-            body: kept.keep ? input.raw : Buffer.alloc(0),
-            bytes: input.raw.length,
-            sha: sha256(input.raw),
+            contentType: cutOptional(input.contentType, MAX_CONTENT_TYPE_CHARS),
+            body: raw,
+            bytes: body.bytes,
+            sha: body.sha256,
             errorId: input.errorId,
-            field: input.field,
-            reason: kept.keep ? input.reason : `${input.reason} (body not kept: ${kept.why})`,
+            field,
+            reason: kept.keep ? reason : `${reason} (body not kept: ${kept.why})`,
           }).lastInsertRowid,
         );
-        if (kept.keep && this.keptToday) {
-          this.keptToday.bodies += 1;
-          this.keptToday.bytes += input.raw.length;
-        }
-        const deliveryId = Number(
-          this.insertDelivery.run({
-            receivedAt,
-            sender: input.sender,
-            source: input.source,
-            bytes: input.raw.length,
-            inboxId: null,
-            quarantineId,
-            outcome: 'rejected',
-            status: input.httpStatus,
-            locationId: null,
-            changeSequence: null,
-            reason: input.field ? `${input.field}: ${input.reason}` : input.reason,
-          }).lastInsertRowid,
-        );
-        return { quarantineId, deliveryId };
-      })
-      .immediate();
+      } finally {
+        if (body.file && kept.keep) releaseBody(raw);
+      }
+      if (kept.keep && this.keptToday) {
+        this.keptToday.bodies += 1;
+        this.keptToday.bytes += body.bytes;
+      }
+      const deliveryId = Number(
+        this.insertDelivery.run({
+          receivedAt,
+          sender,
+          source: input.source,
+          bytes: body.bytes,
+          inboxId: null,
+          quarantineId,
+          outcome: 'rejected',
+          status: input.httpStatus,
+          locationId: null,
+          changeSequence: null,
+          reason: field ? `${field}: ${reason}` : reason,
+        }).lastInsertRowid,
+      );
+      return { quarantineId, deliveryId };
+    });
+  }
+
+  /** Runs `record` in one write transaction; what is counted in memory of the day is read again if it fails. */
+  private recording<T>(record: () => T): T {
+    try {
+      return this.db.transaction(record).immediate();
+    } catch (err) {
+      this.refusals.forget();
+      this.keptToday = null;
+      throw err;
+    }
   }
 
   /** Inside quarantine()'s transaction: whether this body is kept (QuarantineLimits). */
   private mayKeep(receivedAt: string, bytes: number): ReturnType<typeof keepQuarantinedBody> {
     if (this.limits === null) return { keep: true };
     const day = receivedAt.slice(0, 10);
-    if (this.keptToday?.day !== day) this.keptToday = { day, ...this.keptSince.get(`${day}T00:00:00.000Z`)! };
+    if (this.keptToday?.day !== day) this.keptToday = { day, ...this.keptSince.get(`${day}T00:00:00.000Z`, TALLY_ERROR_ID)! };
     let free: number | null = null;
     try {
       free = this.limits.freeBytes();

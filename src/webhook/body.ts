@@ -4,6 +4,8 @@ import zlib from 'node:zlib';
 import { AppError, isStorageFailure } from '../errors';
 import { BodyFileSink, type BodyFile } from '../store/body-files';
 import { releaseBuffer } from '../store/bodies';
+import { cutText, MAX_CONTENT_TYPE_CHARS } from '../store/bounded-text';
+import { ArrivedBytes, UndecodableBody } from './arrived-bytes';
 import type { BodyBudget } from './limits';
 
 /**
@@ -57,13 +59,28 @@ export function busy(): AppError {
   return new AppError('receiver_busy', 503, 'too many request bodies are being received at once; retry shortly');
 }
 
+/** What each call under way holds of the budget, given back in one go when it is answered. */
+const RESERVED = new WeakMap<ServerResponse, { bytes: number }>();
+
 /**
  * Reserves `bytes` of the budget for this call until its answer is sent (or its connection closes);
- * false when the budget has no room (the caller answers 503).
+ * false when the budget has no room (the caller answers 503). A body held piece by piece reserves once
+ * per piece: the pieces add up on one record with one listener per call, so a body sent in a great
+ * many tiny pieces costs no more to answer than one sent whole.
  */
 function reserveUntilAnswered(budget: BodyBudget, res: ServerResponse, bytes: number): boolean {
   if (!budget.reserve(bytes)) return false;
-  res.once('close', () => budget.release(bytes));
+  const held = RESERVED.get(res);
+  if (held) {
+    held.bytes += bytes;
+    return true;
+  }
+  const record = { bytes };
+  RESERVED.set(res, record);
+  res.once('close', () => {
+    RESERVED.delete(res);
+    budget.release(record.bytes);
+  });
   return true;
 }
 
@@ -83,9 +100,9 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     closeAfterAnswer(res);
     return Promise.reject(busy());
   }
-  const decoded = decodedBody(req, res);
+  const decoded = decodedBody(req, res, limit, budget);
   if (decoded instanceof AppError) return Promise.reject(decoded);
-  const { encoding, decoding, source } = decoded;
+  const { encoding, decoding, source, arrived } = decoded;
   return new Promise<Buffer>((resolve, reject) => {
     // With a declared length and no decoding, the body is copied once into a buffer of that size (a
     // large publication is never held twice: chunks plus their concatenation).
@@ -101,6 +118,7 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
       source.off('error', onError);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      if (!(err instanceof UndecodableBody)) arrived?.drop();
       if (err) {
         if (decoding) {
           req.unpipe(decoding);
@@ -143,9 +161,9 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
     };
     const onEnd = (): void => finish(null);
     const onError = (err: Error): void => {
-      if (decoding && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
+      if (decoding && arrived && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
         closeAfterAnswer(res);
-        finish(invalidEncoding(encoding));
+        finish(invalidEncoding(encoding, req, arrived));
       } else finish(new AppError('request_aborted', 400, 'the request body could not be read to its end'));
     };
     const onAborted = (): void => finish(new AppError('request_aborted', 400, 'the sender stopped sending the body'));
@@ -222,7 +240,12 @@ function contentEncoding(req: IncomingMessage): string {
  * refused too). Sends 100 Continue to a sender waiting for it. An encoding the receiver does not read
  * is refused (415) before anything is read, and the connection closes after the answer.
  */
-function decodedBody(req: IncomingMessage, res: ServerResponse): { encoding: string; decoding: Decoder | null; source: Readable } | AppError {
+function decodedBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  keepAtMost: number,
+  budget: BodyBudget | undefined,
+): { encoding: string; decoding: Decoder | null; source: Readable; arrived: ArrivedBytes | null } | AppError {
   const encoding = contentEncoding(req);
   const decoder = DECODERS[encoding];
   if (decoder === undefined) {
@@ -231,7 +254,9 @@ function decodedBody(req: IncomingMessage, res: ServerResponse): { encoding: str
   }
   if (expectsContinue(req)) res.writeContinue();
   const decoding = decoder ? decoder() : null;
-  return { encoding, decoding, source: decoding ? req.pipe(decoding) : req };
+  // What arrives is kept (within the budget) as it was sent, for the quarantine should it not decode.
+  const arrived = decoding ? new ArrivedBytes(req, keepAtMost, (bytes) => !budget || reserveUntilAnswered(budget, res, bytes)) : null;
+  return { encoding, decoding, source: decoding ? req.pipe(decoding) : req, arrived };
 }
 
 /**
@@ -250,9 +275,9 @@ function spillToFile(
     closeAfterAnswer(res);
     return Promise.reject(tooLarge(limit, declared));
   }
-  const decoded = decodedBody(req, res);
+  const decoded = decodedBody(req, res, fileFrom, budget);
   if (decoded instanceof AppError) return Promise.reject(decoded);
-  const { encoding, decoding, source } = decoded;
+  const { encoding, decoding, source, arrived } = decoded;
   return new Promise<ReceivedBody>((resolve, reject) => {
     const held: Buffer[] = [];
     let received = 0;
@@ -270,6 +295,10 @@ function spillToFile(
     };
     const fail = (err: unknown, close: boolean): void => {
       if (done) return;
+      if (!(err instanceof UndecodableBody)) arrived?.drop();
+      failWith(err, close);
+    };
+    const failWith = (err: unknown, close: boolean): void => {
       done = true;
       detach();
       held.length = 0;
@@ -326,6 +355,7 @@ function spillToFile(
       void writing.then(
         async () => {
           if (done) return;
+          arrived?.drop();
           if (sink === null) {
             done = true;
             detach();
@@ -342,7 +372,7 @@ function spillToFile(
       ).catch((err: unknown) => fail(err, false));
     };
     const onError = (err: Error): void => {
-      if (decoding && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) fail(invalidEncoding(encoding), true);
+      if (decoding && arrived && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) fail(invalidEncoding(encoding, req, arrived), true);
       else fail(new AppError('request_aborted', 400, 'the request body could not be read to its end'), false);
     };
     const onAborted = (): void => fail(new AppError('request_aborted', 400, 'the sender stopped sending the body'), false);
@@ -360,11 +390,13 @@ function spillToFile(
 }
 
 function unsupportedEncoding(encoding: string): AppError {
-  return new AppError('unsupported_encoding', 415, `Content-Encoding ${encoding} is not supported (identity, gzip, deflate or br)`);
+  // The header's value is the sender's: quoted cut, as stored (bounded-text.ts).
+  return new AppError('unsupported_encoding', 415, `Content-Encoding ${cutText(encoding, MAX_CONTENT_TYPE_CHARS)} is not supported (identity, gzip, deflate or br)`);
 }
 
-function invalidEncoding(encoding: string): AppError {
-  return new AppError('invalid_encoding', 400, `the body is not valid ${encoding} data`);
+/** A body that does not decode: refused with what arrived of it, for the quarantine. */
+function invalidEncoding(encoding: string, req: IncomingMessage, arrived: ArrivedBytes): UndecodableBody {
+  return new UndecodableBody(encoding, arrived.take(), arrived.bytes, req.complete);
 }
 
 /** Content-Encodings a sender may use (as body-parser accepted before): null means none to undo. */

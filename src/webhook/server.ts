@@ -4,15 +4,16 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Router from 'router';
 import type { Config } from '../config/schema';
-import { AppError } from '../errors';
+import { AppError, isStorageFailure } from '../errors';
 import { baseHeaders, errorMiddleware, notFound, sendJson } from '../http/errors';
 import { requestListener } from '../http/listener';
 import { isLoopbackHost } from '../http/loopback';
 import type { Logger } from '../log';
-import { bodyFilePath } from '../store/body-files';
+import { cutText, MAX_CONTENT_TYPE_CHARS, MAX_FIELD_CHARS, MAX_REASON_CHARS } from '../store/bounded-text';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
+import { UndecodableBody } from './arrived-bytes';
 import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
-import { limitUnreadBody, markExpectsContinue, receiveBody, settleBeforeRefusal } from './body';
+import { closeAfterAnswer, declaredLength, limitUnreadBody, markExpectsContinue, receiveBody, settleBeforeRefusal } from './body';
 import { BodyBudget, ConnectionGuard } from './limits';
 import { forwardMetrics } from './metrics-forward';
 import type { RefusalCounter } from './refusals';
@@ -39,18 +40,23 @@ export interface WebhookDeps {
 /** Refusals after authentication that are counted in the per-minute summary (refusals.ts), not logged each. */
 const COUNTED_AFTER_AUTH = new Set([400, 413, 415, 503]);
 
-/** A body file's bytes, the file removed (a refused body goes to the quarantine, within its budget). */
-async function takeBodyFile(dataDir: string, name: string): Promise<Buffer> {
-  const file = bodyFilePath(dataDir, name);
-  try {
-    return await fs.promises.readFile(file);
-  } finally {
-    await fs.promises.rm(file, { force: true });
-  }
+/** Refusals decided while reading the body, recorded by the error handler (recordRefusal). */
+const RECORDED_HERE = new Set(['payload_too_large', 'unsupported_content_type', 'unsupported_encoding', 'invalid_encoding']);
+
+/**
+ * A failure to store (disk full, I/O error) as its answer: 503 with Retry-After, the sender sends
+ * again. Counted in the per-minute summary like the refusals, not logged one line each: a disk that
+ * stays full would otherwise write a line (and a stack) for every call.
+ */
+function storageUnavailable(res: http.ServerResponse): AppError {
+  if (!res.headersSent) res.setHeader('Retry-After', '30');
+  return new AppError('storage_unavailable', 503, 'the agent could not store the request; retry later');
 }
 
 function senderOf(req: http.IncomingMessage): string {
-  const remote = req.socket.remoteAddress ?? 'unknown';
+  // The request's socket is gone once it was destroyed (a body whose storing failed).
+  const socket = req.socket as http.IncomingMessage['socket'] | null;
+  const remote = socket?.remoteAddress ?? 'unknown';
   const forwarded = req.headers['x-forwarded-for'];
   const forwardedText = Array.isArray(forwarded) ? forwarded.join(', ') : forwarded;
   return forwardedText ? `${remote} (forwarded for ${forwardedText.slice(0, 200)})` : remote;
@@ -114,26 +120,27 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
       const refusal = new AppError(decision.id, decision.status, decision.message);
       void settleBeforeRefusal(req, res, config.maxBodyBytes, config.refusedBodyWaitMs).then(() => next(refusal));
     },
+    // A Content-Type that is not JSON is refused before a byte of the body is read (nothing of it is
+    // held or kept: recorded in the delivery history below). Its body is let through briefly as for
+    // any refusal (settleBeforeRefusal), then the connection closes.
+    (req, res, next) => {
+      const contentType = req.headers['content-type'];
+      if (!config.requireJsonContentType || isJsonContentType(contentType)) {
+        next();
+        return;
+      }
+      const refusal = new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
+      void settleBeforeRefusal(req, res, config.maxBodyBytes, config.refusedBodyWaitMs).then(() => {
+        closeAfterAnswer(res);
+        next(refusal);
+      });
+    },
     async (req, res) => {
       const body = await receiveBody(req, res, { limit: config.maxBodyBytes, budget, fileFrom: config.fileBodyFromBytes, dataDir: deps.dataDir ?? null });
       // A large body's memory is freed once it is stored: keep what the log needs first.
       const bytes = body.kind === 'memory' ? body.raw.length : body.file.bytes;
       const contentType = req.headers['content-type'] ?? null;
       const sender = senderOf(req);
-      if (config.requireJsonContentType && !isJsonContentType(contentType ?? undefined)) {
-        const raw = body.kind === 'memory' ? body.raw : await takeBodyFile(deps.dataDir!, body.file.name);
-        await inbox.quarantine({
-          raw,
-          sender,
-          source: 'webhook',
-          contentType,
-          errorId: 'unsupported_content_type',
-          field: null,
-          reason: `Content-Type ${contentType} is not JSON`,
-          httpStatus: 415,
-        });
-        throw new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
-      }
       const outcome =
         body.kind === 'memory'
           ? await inbox.receive({ raw: body.raw, sender, source: 'webhook', contentType })
@@ -142,8 +149,10 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
         // Counted (per reason, one summary line a minute), not logged one line each: a flood of bad
         // bodies must not rotate the start-up and applied lines out of the log. The delivery history
         // and the quarantine keep each one.
-        throw new AppError(outcome.errorId, 400, `${outcome.error.field}: ${outcome.error.message}`, {
-          field: outcome.error.field,
+        // The field may be a key of the sender's choosing, of any length: answered cut, as stored.
+        const field = cutText(outcome.error.field, MAX_FIELD_CHARS);
+        throw new AppError(outcome.errorId, 400, `${field}: ${cutText(outcome.error.message, MAX_REASON_CHARS)}`, {
+          field,
           quarantineId: outcome.quarantineId,
         });
       }
@@ -154,29 +163,46 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
     },
   );
 
-  // A body over the limit is never read, so it cannot be quarantined; record that it was refused.
+  // Refusals decided while reading the body (a bad body itself was recorded and quarantined by the
+  // inbox): each is recorded too, what arrived of an undecodable body kept in the quarantine.
   // (Only an authenticated caller gets this far: auth runs before the body is read.)
-  app.use(config.path, async (err: unknown, req: http.IncomingMessage, _res: http.ServerResponse, next: (err?: unknown) => void) => {
+  app.use(config.path, async (caught: unknown, req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => {
+    const err = isStorageFailure(caught) ? storageUnavailable(res) : caught;
     // Refusals before authentication (401/403) were counted where they were decided.
     if (err instanceof AppError && COUNTED_AFTER_AUTH.has(err.status)) deps.refusals?.count(err.id);
-    if (err instanceof AppError && err.id === 'payload_too_large') {
-      const declared = Number(req.headers['content-length']);
-      try {
-        await inbox.recordRefused({
-          sender: senderOf(req),
-          source: 'webhook',
-          bytes: Number.isFinite(declared) ? declared : 0,
-          httpStatus: 413,
-          reason: `body larger than webhook.maxBodyBytes (${config.maxBodyBytes} bytes)`,
-        });
-      } catch (storeErr) {
-        log.error('could not record a refused delivery:', storeErr);
-      }
+    try {
+      await recordRefusal(err, req);
+    } catch (storeErr) {
+      if (!isStorageFailure(storeErr)) throw storeErr;
+      // The answer stays the refusal; that it could not be recorded is counted (no line each).
+      deps.refusals?.count('refusal_not_recorded');
     }
     next(err);
   });
   app.use(notFound);
   app.use(fail);
+
+  /** Records a refusal decided while reading the body (not one the inbox recorded, nor a sender gone or a busy receiver). */
+  async function recordRefusal(err: unknown, req: http.IncomingMessage): Promise<void> {
+    if (!(err instanceof AppError) || !RECORDED_HERE.has(err.id)) return;
+    const sender = senderOf(req);
+    const contentType = req.headers['content-type'] ?? null;
+    const declared = declaredLength(req) ?? 0;
+    if (err instanceof UndecodableBody) {
+      const reason = err.whole ? err.message : `${err.message} (refused as it arrived: the rest of the body was not read)`;
+      if (err.arrived !== null) {
+        await inbox.quarantine({ raw: err.arrived, sender, source: 'webhook', contentType, errorId: err.id, field: null, reason, httpStatus: 400 });
+      } else {
+        await inbox.recordRefused({ sender, source: 'webhook', bytes: err.arrivedBytes, httpStatus: 400, errorId: err.id, reason: `${reason} (body not kept: more than is held in memory)` });
+      }
+      return;
+    }
+    const refused = (reason: string): Promise<number> =>
+      inbox.recordRefused({ sender, source: 'webhook', bytes: declared, httpStatus: err.status, errorId: err.id, reason });
+    if (err.id === 'payload_too_large') await refused(`body larger than webhook.maxBodyBytes (${config.maxBodyBytes} bytes)`);
+    else if (err.id === 'unsupported_content_type') await refused(`Content-Type ${cutText(String(contentType), MAX_CONTENT_TYPE_CHARS)} is not JSON (the body was not read)`);
+    else if (err.id === 'unsupported_encoding') await refused(`${err.message} (the body was not read)`);
+  }
   // Past every handler (notFound answers every request): an error whose answer had begun ends the
   // connection (http/listener.ts).
   return requestListener(app, fail);

@@ -45,6 +45,10 @@ function lastQuarantined(): { body: Buffer; error_id: string } {
   return t.agent.core.agentDb.prepare('SELECT body, error_id FROM quarantine ORDER BY id DESC LIMIT 1').get() as { body: Buffer; error_id: string };
 }
 
+function lastDelivery(): { http_status: number; reason: string | null } {
+  return t.agent.core.agentDb.prepare('SELECT http_status, reason FROM deliveries ORDER BY id DESC LIMIT 1').get() as { http_status: number; reason: string | null };
+}
+
 async function postRaw(body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
   const res = await fetch(t.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
@@ -81,9 +85,13 @@ async function checkDelivery(raw: Buffer, headers: Record<string, string> = {}):
     assert.equal((json as { error?: { id?: unknown } }).error !== undefined, true, 'a refusal says why');
     await t.settle();
     assert.equal(menuDigest(), before, 'a refused body changed what the till sees');
-    if (status !== 413) {
+    // A 413 and a 415 are refused before the body is read: recorded in the delivery history only.
+    if (status === 400) {
       assert.equal(quarantineCount(), quarantined + 1, 'a refused body is quarantined');
       assert.ok(lastQuarantined().body.equals(raw), 'quarantine keeps the exact bytes');
+    } else {
+      assert.equal(quarantineCount(), quarantined, 'a body refused unread is not quarantined');
+      assert.equal(lastDelivery().http_status, status, 'the refusal is in the delivery history');
     }
   }
   return status;
@@ -238,7 +246,7 @@ describe('bad input', () => {
   });
 
   await s.test('HTTP framing', async (h) => {
-    await h.test('wrong content type: 415, quarantined, nothing applied', async () => {
+    await h.test('wrong content type: 415 before the body is read, recorded, nothing applied', async () => {
       const raw = encode({ locationId: 1, changeSequence: 2, parentChangeSequence: 1, index: 0, body: validBody(5) });
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
         assert.equal(await checkDelivery(raw, { 'content-type': type }), 415, type);
@@ -254,8 +262,12 @@ describe('bad input', () => {
       const bomb = zlib.gzipSync(Buffer.alloc(MAX_BODY * 4, 0x20));
       const res = await postRaw(bomb, { 'content-encoding': 'gzip' });
       assert.equal(res.status, 413);
-      assert.equal((await postRaw(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' })).status, 400);
+      // A body that does not decode is kept as it was sent; an unknown encoding is recorded unread.
+      const broken = Buffer.from('not gzip at all');
+      assert.equal((await postRaw(broken, { 'content-encoding': 'gzip' })).status, 400);
+      assert.ok(lastQuarantined().body.equals(broken), 'quarantine keeps the bytes as sent');
       assert.equal((await postRaw(Buffer.from('{}'), { 'content-encoding': 'x-unknown' })).status, 415);
+      assert.equal(lastDelivery().http_status, 415);
       await healthy();
     });
 

@@ -114,11 +114,15 @@ describe('rejections', () => {
     assert.equal((await t.post(good)).status, 200);
   });
 
-  it('415 for a body that says it is not JSON, kept in quarantine', async () => {
+  it('415 for a body that says it is not JSON, before reading it, recorded in the delivery history', async () => {
     const t = await startTestAgent();
     const res = await t.post(JSON.stringify(good), { 'content-type': 'text/plain' });
     assert.equal(res.status, 415);
-    assert.deepEqual(counts(t), { inbox: 0, quarantine: 1, prices: 0 });
+    // Refused before its body is read (a large one would otherwise be held to keep it): nothing kept.
+    assert.deepEqual(counts(t), { inbox: 0, quarantine: 0, prices: 0 });
+    const refused = t.agent.core.deliveries()[0]!;
+    assert.equal(refused.result, 'rejected');
+    assert.equal(refused.httpStatus, 415);
     // With no Content-Type at all the body is accepted.
     const noType = await rawRequest(t.webhookUrl, { method: 'POST' }, JSON.stringify(good));
     assert.equal(noType.status, 200);
