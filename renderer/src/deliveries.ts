@@ -1,3 +1,4 @@
+import { prettyJson } from '../../src/domain/json-pretty';
 import { errorText, get, getText, send } from './api';
 import { bytes, confirmDialog, fullTime, h, replace, shortTime, textDialog, toast } from './dom';
 import type { DeliveryRow } from './types';
@@ -89,14 +90,8 @@ export class DeliveriesView {
     try {
       const text = await getText(`/api/payloads/${kind}/${id}`);
       const limit = 512 * 1024;
-      let shown = text.length > limit ? text.slice(0, limit) : text;
-      if (text.length <= limit) {
-        try {
-          shown = JSON.stringify(JSON.parse(text), null, 2);
-        } catch {
-          // Not JSON (a refused body): shown as it arrived.
-        }
-      }
+      // JSON re-indented with every number and string as stored; not JSON (a refused body): as it arrived.
+      const shown = text.length > limit ? text.slice(0, limit) : (prettyJson(text) ?? text);
       const title = d.changeSequence === null ? `Payload received ${shortTime(d.receivedAt)}` : `Update ${d.changeSequence} for location ${d.locationId}`;
       textDialog(title, shown, text.length > limit ? `Showing the first ${bytes(limit)} of ${bytes(text.length)}.` : null);
     } catch (err) {

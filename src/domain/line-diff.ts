@@ -6,6 +6,8 @@
  * shown as removed and added whole, which is still correct, only less precise.
  */
 
+import { prettyJson } from './json-pretty';
+
 export interface DiffLine {
   readonly kind: 'same' | 'removed' | 'added';
   readonly text: string;
@@ -58,13 +60,12 @@ function lcsDiff(a: readonly string[], b: readonly string[]): DiffLine[] {
   return out;
 }
 
-/** A body as lines to compare: JSON pretty-printed (so the bytes' line breaks do not hide or invent differences), else as sent. */
+/**
+ * A body as lines to compare: JSON re-indented (so the bytes' line breaks do not hide or invent
+ * differences, while every number and string stays as written), else as sent.
+ */
 export function bodyLines(text: string): string[] {
-  try {
-    return JSON.stringify(JSON.parse(text.replace(/^\uFEFF/, '')), null, 2).split('\n');
-  } catch {
-    return text.split(/\r?\n/);
-  }
+  return (prettyJson(text.replace(/^\uFEFF/, '')) ?? text).split(/\r?\n/);
 }
 
 /** Only the changes with `context` unchanged lines around each; longer unchanged runs become one `skipped` count. */
