@@ -141,6 +141,11 @@ export class Agent {
   /** Told of each progress report of the applier thread (an import prints them). */
   readonly progressListeners = new Set<(p: ApplyProgress) => void>();
 
+  /** When each update whose apply failed is tried again by itself (the status reply shows it). */
+  applyRetries(): { inboxId: number; retryAt: string }[] {
+    return this.applier.retries();
+  }
+
   get applyProgress(): ApplyProgress | null {
     return this.progress;
   }

@@ -205,7 +205,12 @@ export class AgentCore {
     return locationToday(this.store.till, locationId) ?? todayIn(this.timezoneFor(locationId));
   }
 
-  lookup(plu: string, options: { locationId?: number | null; date?: string | null } = {}): { date: string; items: TillAnswer[] } {
+  /**
+   * What the till charges for a PLU. `date` is the one date every item is answered for, or null when
+   * the items are answered for different dates (no date or location asked: each location's own today,
+   * and the locations' todays differ); each item carries its own date either way.
+   */
+  lookup(plu: string, options: { locationId?: number | null; date?: string | null } = {}): { date: string | null; items: TillAnswer[] } {
     const locationId = options.locationId ?? null;
     const wanted = plu.trim();
     if (options.date || locationId !== null) {
@@ -217,7 +222,8 @@ export class AgentCore {
     const locations = (this.store.till.prepare('SELECT DISTINCT location_id FROM items WHERE plu = ? ORDER BY location_id').all(wanted) as { location_id: number }[]).map((r) => r.location_id);
     const items = locations.flatMap((id) => lookupPlu(this.store.till, wanted, this.today(id), id));
     const dates = [...new Set(items.map((i) => i.date))];
-    return { date: dates.length === 1 ? dates[0]! : this.today(null), items };
+    // One date for the answer only when it is every item's; none found: today in the default timezone.
+    return { date: dates.length === 0 ? this.today(null) : dates.length === 1 ? dates[0]! : null, items };
   }
 
   deliveries(limit = 100, beforeId: number | null = null): ReturnType<typeof recentDeliveries> {

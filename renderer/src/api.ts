@@ -152,11 +152,14 @@ export interface EventHandlers {
 /**
  * The live stream (text/event-stream from /api/events) read through fetch, which can carry the
  * session header (EventSource cannot). Reconnects after a pause when it ends or fails; stops on 401.
+ * Returns what closes it for good (a signed-out window: the agent counts each open stream).
  */
-export function openEvents(handlers: EventHandlers, retryMs = 3_000): void {
+export function openEvents(handlers: EventHandlers, retryMs = 3_000): () => void {
+  const abort = new AbortController();
+  let retry: number | undefined;
   const connect = async (): Promise<void> => {
     try {
-      const res = await fetch('/api/events', { credentials: 'omit', headers: { accept: 'text/event-stream', ...authHeaders() } });
+      const res = await fetch('/api/events', { credentials: 'omit', signal: abort.signal, headers: { accept: 'text/event-stream', ...authHeaders() } });
       keepRenewed(res);
       if (res.status === 401) {
         handlers.live(false);
@@ -179,10 +182,15 @@ export function openEvents(handlers: EventHandlers, retryMs = 3_000): void {
         }
       }
     } catch {
-      // Network error or a stream cut short: reconnect below.
+      // Network error or a stream cut short: reconnect below (unless closed).
     }
+    if (abort.signal.aborted) return;
     handlers.live(false);
-    window.setTimeout(() => void connect(), retryMs);
+    retry = window.setTimeout(() => void connect(), retryMs);
   };
   void connect();
+  return () => {
+    window.clearTimeout(retry);
+    abort.abort();
+  };
 }

@@ -91,11 +91,13 @@ class App {
   }
 
   private async refreshOnce(): Promise<void> {
+    if (signedOut) return; // signed out: nothing more is asked of the agent (signOut)
     try {
       this.status = await get<StatusResponse>('/api/status');
       setCliConfigArgument(this.status.cliConfigArgument);
       this.reach = { reachable: true };
     } catch (err) {
+      // Signed out (signOut, through api.ts): the header already says so.
       if (err instanceof ApiError && err.status === 401) return;
       // Storage failing answers 503 storage_unavailable: the agent runs but cannot use its files.
       if (err instanceof ApiError && err.id === 'storage_unavailable') this.reach = { reachable: true, storageError: err.message };
@@ -170,7 +172,7 @@ class App {
       window.clearTimeout(timer);
       timer = window.setTimeout(() => void this.refresh(), 150);
     };
-    openEvents({
+    const close = openEvents({
       change: soon,
       live: (up) => {
         live.textContent = up ? 'Live' : 'Reconnecting…';
@@ -180,14 +182,64 @@ class App {
       },
     });
     // The slow poll; while the agent cannot be reached, every few seconds, to notice its return.
-    window.setInterval(() => void this.refresh(), 30_000);
-    window.setInterval(() => {
+    const slow = window.setInterval(() => void this.refresh(), 30_000);
+    const fast = window.setInterval(() => {
       if (!this.reach.reachable) void this.refresh();
     }, 3_000);
+    this.stopListening = () => {
+      close();
+      window.clearTimeout(timer);
+      window.clearInterval(slow);
+      window.clearInterval(fast);
+    };
   }
+
+  /** Signed out: the live stream closed (the agent counts each one), no more polls. */
+  stop(): void {
+    this.stopListening();
+  }
+
+  private stopListening: () => void = () => undefined;
 }
 
-function showSignedOut(): void {
+/** The window once signed in. */
+let app: App | null = null;
+/** Set when an API call answers 401: nothing is asked of the agent any more. */
+let signedOut = false;
+
+/**
+ * The session ended (left unused, the agent restarted, the token was changed): every API call now
+ * answers 401. The window says so, closes the live stream it held open (the agent counts each one
+ * against its limit) and stops polling: it asks the agent nothing more.
+ */
+function signOut(reason: string | null = null): void {
+  showSignedOut(reason);
+  if (app === null || signedOut) return;
+  signedOut = true;
+  app.stop();
+}
+
+/** The signed-out window: the header says so (no status, no live updates, no actions), and how to sign in. */
+function showSignedOut(reason: string | null = null): void {
+  byId('summary-light').className = 'light light-unknown';
+  const label = byId('summary-label');
+  label.className = 'badge badge-unknown';
+  label.textContent = 'Signed out';
+  const text = byId('summary-text');
+  // The agent's reason starts in lower case (it is also read inside sentences).
+  text.textContent = reason ? reason.charAt(0).toUpperCase() + reason.slice(1) : 'This window is not signed in: open a new login link to see the agent.';
+  text.title = text.textContent;
+  document.documentElement.dataset.light = 'unknown';
+  document.documentElement.dataset.session = 'signed-out';
+  const live = byId('live');
+  live.textContent = 'Not connected';
+  live.className = 'live live-off';
+  const pause = byId<HTMLButtonElement>('pause-button');
+  pause.disabled = true;
+  pause.hidden = true;
+  for (const id of ['person', 'person-ask']) replace(byId(id));
+  byId('person-ask').hidden = true;
+  document.querySelector<HTMLElement>('nav.tabs')!.hidden = true;
   replace(
     byId('main'),
     h(
@@ -200,16 +252,17 @@ function showSignedOut(): void {
 }
 
 async function boot(): Promise<void> {
-  whenUnauthorised(showSignedOut);
+  whenUnauthorised(() => signOut());
   try {
     const session = await startSession();
-    const app = new App(session);
+    app = new App(session);
     askPerson();
     app.listen();
     document.documentElement.dataset.ready = 'true';
   } catch (err) {
     // A refused login link says why (used, expired); anything else is the agent not answering.
-    byId('summary-text').textContent = err instanceof ApiError && err.status === 401 ? err.message : `Cannot reach the agent: ${errorText(err)}`;
+    if (err instanceof ApiError && err.status === 401) showSignedOut(err.message);
+    else byId('summary-text').textContent = `Cannot reach the agent: ${errorText(err)}`;
   }
 }
 

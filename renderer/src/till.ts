@@ -1,4 +1,5 @@
 import { errorText, get } from './api';
+import { tillDayNotes } from '../../src/domain/wording';
 import { h, replace } from './dom';
 import type { StatusLocation, TillAnswer } from './types';
 
@@ -64,33 +65,40 @@ export class TillView {
     }
     replace(this.results, h('p', { class: 'muted' }, 'Looking up…'));
     try {
-      const answer = await get<{ date: string; items: TillAnswer[] }>('/api/lookup', { plu, date, location: this.location.value });
-      this.show(plu, answer);
+      const answer = await get<{ date: string | null; items: TillAnswer[] }>('/api/lookup', { plu, date, location: this.location.value });
+      this.show(plu, answer, date !== '');
     } catch (err) {
       replace(this.results, h('p', { class: 'error' }, errorText(err)));
     }
   }
 
-  private show(plu: string, answer: { date: string; items: TillAnswer[] }): void {
+  /**
+   * The items found, each card with the date it is answered for: a date asked for is every item's;
+   * without one each location's own today, which differs between timezones (the answer's date is
+   * then null and the count says so instead of naming one date).
+   */
+  private show(plu: string, answer: { date: string | null; items: TillAnswer[] }, dateAsked: boolean): void {
     if (answer.items.length === 0) {
       replace(this.results, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
       return;
     }
+    const count = `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu}`;
     replace(
       this.results,
-      h('p', { class: 'muted', id: 'till-count' }, `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu} on ${answer.date}:`),
+      h('p', { class: 'muted', id: 'till-count' }, answer.date !== null ? `${count} on ${answer.date}:` : `${count}, each on today's date at its own location (the locations' dates differ):`),
       answer.items.length > 1
         ? h('p', { class: 'muted', id: 'till-plu-repeats' }, `PLUs can repeat: these ${answer.items.length} items share PLU ${plu} (at different locations, or as different items of one menu). The till tells them apart by location and item ID; each is shown with its own prices.`)
         : null,
-      ...answer.items.map((item) => this.itemCard(item, item.date ?? answer.date)),
+      ...answer.items.map((item) => this.itemCard(item, item.date, dateAsked)),
     );
   }
 
-  private itemCard(item: TillAnswer, date: string): HTMLElement {
+  private itemCard(item: TillAnswer, date: string, dateAsked: boolean): HTMLElement {
     const headingId = `item-${item.locationId}-${item.itemId}`;
+    const notes = tillDayNotes(date, item.prices.length > 0, item.availability.length > 0);
     const prices =
-      item.prices.length === 0
-        ? h('p', { class: 'warn' }, `No price on ${date}: the till cannot sell this item that day.`)
+      notes.prices !== null
+        ? h('p', { class: 'warn' }, notes.prices)
         : h(
             'table',
             { class: 'data' },
@@ -113,9 +121,9 @@ export class TillView {
               ),
             ),
           );
-    const availability =
+    const mealPeriods =
       item.availability.length === 0
-        ? h('p', { class: 'muted' }, 'Not tied to meal periods (sold whenever the till is open).')
+        ? null
         : h(
             'table',
             { class: 'data' },
@@ -135,11 +143,14 @@ export class TillView {
               ),
             ),
           );
+    // Beside the meal periods, or in their place: what they mean for selling the item that day.
+    const availability = h('div', { class: 'item-availability' }, mealPeriods, notes.mealPeriods === null ? null : h('p', { class: item.prices.length === 0 && mealPeriods ? 'warn' : 'muted' }, notes.mealPeriods));
     return h(
       'article',
       { class: 'card item', 'aria-labelledby': headingId },
       h('h2', { id: headingId, class: 'item-name' }, item.itemName),
       h('p', { class: 'muted' }, `PLU ${item.plu} · item ${item.itemId} · ${item.itemType === 'MENU' ? 'menu' : 'recipe'} · ${this.locationNames.get(item.locationId) ?? 'location'} (${item.locationId})`),
+      h('p', { class: 'item-date' }, `On ${date}${dateAsked ? '' : ' (today at this location)'}:`),
       h('div', { class: 'two-col' }, prices, availability),
     );
   }

@@ -5,7 +5,7 @@ import type { SecretsBridge } from './routes/secrets';
 import type { UiSettings, UiSettingsStore } from './settings';
 
 /** The agent as the admin server uses it (an interface so tests and the Electron shell can see what is used). */
-export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings' | 'refusals' | 'drainNow' | 'applyProgress' | 'resuming'>;
+export type AdminAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'setPaused' | 'webhook' | 'service' | 'importPayload' | 'forceApply' | 'acknowledgeWarnings' | 'refusals' | 'drainNow' | 'applyProgress' | 'resuming' | 'applyRetries'>;
 
 export interface AdminDeps {
   readonly agent: AdminAgent;

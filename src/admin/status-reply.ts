@@ -6,7 +6,7 @@ import { collectAlerts } from './routes/panels';
 import { neverReceivedOf, pausedByAt, staffSeverityOf, type StaffSeverity, type StatusReply } from './summary';
 
 /** What the status reply reads of the agent. */
-export type StatusAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'service' | 'refusals' | 'applyProgress' | 'resuming'>;
+export type StatusAgent = Pick<Agent, 'core' | 'config' | 'isPaused' | 'service' | 'refusals' | 'applyProgress' | 'resuming' | 'applyRetries'>;
 
 /** Right-to-work expiries for the severity model, or null when staff lookups are not configured. */
 export function staffSeverity(agent: Pick<Agent, 'service'>, log: Logger): StaffSeverity | null {
@@ -22,7 +22,9 @@ export function staffSeverity(agent: Pick<Agent, 'service'>, log: Logger): Staff
 
 /** GET /api/status, and what the tray and /metrics read the same model from. */
 export function buildStatusReply(agent: StatusAgent, panelServices: readonly string[], log: Logger, now: Date = new Date()): StatusReply {
-  const locations = agent.core.status();
+  // A failed apply's retry time is the running agent's (its applier host), not agent.db's.
+  const retries = new Map(agent.applyRetries().map((r) => [r.inboxId, r.retryAt]));
+  const locations = agent.core.status().map((l) => (retries.size === 0 ? l : { ...l, waiting: l.waiting.map((w) => (retries.has(w.inboxId) ? { ...w, retryAt: retries.get(w.inboxId)! } : w)) }));
   return {
     generatedAt: now.toISOString(),
     paused: agent.isPaused,

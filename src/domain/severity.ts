@@ -69,6 +69,8 @@ export interface SeverityWaiting {
   readonly missing?: number | null;
   /** Set when the last attempt to apply it failed ("apply failed: …"). */
   readonly note?: string | null;
+  /** After a failed apply: when the agent tries it again by itself (ISO), when the status knows it. */
+  readonly retryAt?: string | null;
 }
 
 /** An update that will never be applied, and why (a later baseline adopted, skipped by force-apply). */
@@ -210,6 +212,18 @@ export function gapsOf(l: SeverityLocation): { missing: number; since: string; b
 
 const APPLY_FAILED = /^apply failed: /;
 
+/**
+ * A failed apply: the agent retries it by itself after a delay that doubles with each failure in a
+ * row (src/sync/applier.ts, retryAfterFailureMs), so nothing needs to arrive or restart for that.
+ */
+export function applyFailedText(w: Pick<SeverityWaiting, 'changeSequence' | 'note' | 'retryAt'>, fmt: FormatTime): string {
+  const when = w.retryAt ? `, next at ${fmt(w.retryAt)}` : '';
+  return (
+    `Applying update ${w.changeSequence} failed (${(w.note ?? '').replace(APPLY_FAILED, '')}); the agent tries it again by itself${when}, ` +
+    'waiting longer after each failure — if it keeps failing, contact support.'
+  );
+}
+
 export function assessLocation(l: SeverityLocation, state: AgentState, fmt: FormatTime): LocationSeverity {
   const lines: string[] = [];
   let light: Light = 'green';
@@ -235,7 +249,7 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
   const failed = l.waiting.find((w) => w.note && APPLY_FAILED.test(w.note));
   if (failed) {
     light = 'red';
-    lines.push(`Applying update ${failed.changeSequence} failed (${failed.note!.replace(APPLY_FAILED, '')}); it is tried again on the next delivery or restart — if it keeps failing, contact support.`);
+    lines.push(applyFailedText(failed, fmt));
   }
 
   const needsAdoption = l.waiting.filter((w) => w.reason === 'needs-adoption');

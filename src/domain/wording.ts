@@ -109,3 +109,18 @@ export function resumeText(note: ResumeNote, state: 'running' | 'paused' | 'stop
     ? `Resuming: applying update ${name} again (the agent stopped during it)${queued ? `, then ${queued}` : ''}.`
     : `Resuming: applying ${plural(note.queued, 'update', 'updates')} queued when the agent stopped.`;
 }
+
+/**
+ * What a till lookup says about selling one item on one date, beside its prices and meal periods
+ * (the till's own rule, docs/pos-database.md: no price that day, no sale; priced with no meal-period
+ * rows that day, sold whenever it is priced). Never that the till sells an item it cannot sell.
+ */
+export function tillDayNotes(date: string, priced: boolean, mealPeriods: boolean): { readonly prices: string | null; readonly mealPeriods: string | null } {
+  if (!priced) {
+    return {
+      prices: `No price on ${date}: the till cannot sell this item that day.`,
+      mealPeriods: mealPeriods ? `Without a price on ${date}, the till does not sell it in these meal periods either.` : `No meal periods set for ${date}.`,
+    };
+  }
+  return { prices: null, mealPeriods: mealPeriods ? null : `Not tied to meal periods on ${date}: sold whenever it is priced, at any time of day.` };
+}

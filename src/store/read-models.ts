@@ -22,6 +22,8 @@ export interface WaitingUpdate {
   /** waiting: the first update of its chain that has not arrived (what resolves the gap). */
   readonly missing: number | null;
   readonly note: string | null;
+  /** After a failed apply, when the running agent tries it again by itself (ISO; only in its status reply). */
+  readonly retryAt?: string | null;
 }
 
 /** An update that will never be applied, and why (a later baseline was adopted, or force-apply skipped it). */

@@ -56,6 +56,11 @@ export class ApplierHost {
   /** Requests in a row that failed as a whole (the thread's storage, or the thread itself). */
   private requestFailures = 0;
 
+  /** When each update whose apply failed is tried again (ISO), as the thread last reported it. */
+  retries(): { inboxId: number; retryAt: string }[] {
+    return this.failures.map((f) => ({ inboxId: f.inboxId, retryAt: new Date(f.retryAt).toISOString() }));
+  }
+
   private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(

@@ -4,6 +4,8 @@ import { Inbox } from '../../src/store/inbox';
 import { closeStore, openStore } from '../../src/store/store';
 import { waitFor } from '../../src/dev/child-agent';
 import { Applier, RETRY_AFTER_FAILURE_MS, retryAfterFailureMs, type LocationFailure } from '../../src/sync/applier';
+import { buildStatusReply } from '../../src/admin/status-reply';
+import { silentLogger } from '../../src/log';
 import { startTestAgent } from '../helpers/agent';
 import { item as fixtureItem, price, tempDir, update } from '../helpers/fixtures';
 
@@ -104,6 +106,9 @@ describe('an update that fails to apply', () => {
       assert.ok(seen[i]!.at >= seen[i - 1]!.retryAt, `try ${i + 1} at ${seen[i]!.at}, not before ${seen[i - 1]!.retryAt}`);
       assert.equal(seen[i]!.retryAt - seen[i]!.at, retryAfterFailureMs(i + 1));
     }
+    // The status reply (window, tray) says when the next try is (severity.ts words it).
+    const waiting = buildStatusReply(agent, [], silentLogger).locations.find((l) => l.locationId === 7)!.waiting[0]!;
+    assert.equal(waiting.retryAt, new Date(failures().find((r) => r.locationId === 7)!.retryAt).toISOString());
     // The cause gone, the next try applies it.
     agent.core.tillDb.exec('DROP TRIGGER refuse_location_7');
     await waitFor('the update applied', () => (agent.core.tillDb.prepare('SELECT last_change_sequence AS s FROM locations WHERE location_id = 7').get() as { s: number | null } | undefined)?.s === 1, 30_000, 20);

@@ -127,6 +127,14 @@ describe('severity model', () => {
     assert.match(late.locations[0]!.lines.join(' '), /ask head office to resend update 1042/);
   });
 
+  it('says a failed apply is retried by the agent itself, and when if that is known, not on a delivery or restart', () => {
+    const failed = (extra: Partial<SeverityWaiting>): readonly string[] => assessSeverity(state({ locations: [loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042, { note: 'apply failed: disk I/O error', ...extra })] })] }), fmt).locations[0]!.lines;
+    const [line] = failed({});
+    assert.equal(line, 'Applying update 1042 failed (disk I/O error); the agent tries it again by itself, waiting longer after each failure — if it keeps failing, contact support.');
+    assert.doesNotMatch(line!, /next delivery|restart/);
+    assert.equal(failed({ retryAt: '2027-01-04T10:04:00Z' })[0], 'Applying update 1042 failed (disk I/O error); the agent tries it again by itself, next at 10:04, waiting longer after each failure — if it keeps failing, contact support.');
+  });
+
   it('does not call queued updates a gap: an apply in progress shows its progress', () => {
     const l = loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042), wait('queued', '2027-01-04T09:59:00Z', 1043)] });
     const s = assessSeverity(state({ locations: [l], applying: { locationId: 3021, changeSequence: 1042, done: 1200, total: 5000 } }), fmt);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainServiceProblem, plural, staffRetryText, staffSyncText } from '../../../src/domain/wording';
+import { plainServiceProblem, plural, staffRetryText, staffSyncText, tillDayNotes } from '../../../src/domain/wording';
 
 describe('window wording (issue 12, point 15)', () => {
   it('counts with the right noun', () => {
@@ -44,5 +44,22 @@ describe('staff banner while the employee service cannot be reached (issue 27)',
     assert.equal(staffRetryText({ attempt: 3, of: 4, at: null }, true, time), 'Trying again now (attempt 3 of 4)…');
     assert.equal(staffRetryText(null, false, time), 'No more attempts for now: “Refresh staff data now” tries again.');
     assert.equal(staffRetryText(null, true, time), null, 'a sync going on with no retry pending adds nothing');
+  });
+});
+
+describe('till lookup notes on selling an item on a date', () => {
+  it('never says an item with no price that day is sold, whatever its meal periods', () => {
+    for (const mealPeriods of [false, true]) {
+      const notes = tillDayNotes('2026-11-26', false, mealPeriods);
+      assert.equal(notes.prices, 'No price on 2026-11-26: the till cannot sell this item that day.');
+      assert.doesNotMatch(notes.mealPeriods ?? '', /\bsold\b|whenever|till is open/);
+    }
+    assert.equal(tillDayNotes('2026-11-26', false, false).mealPeriods, 'No meal periods set for 2026-11-26.');
+    assert.equal(tillDayNotes('2026-11-26', false, true).mealPeriods, 'Without a price on 2026-11-26, the till does not sell it in these meal periods either.');
+  });
+
+  it('says a priced item without meal periods that day is sold whenever it is priced, and adds nothing to meal periods', () => {
+    assert.deepEqual(tillDayNotes('2026-12-25', true, false), { prices: null, mealPeriods: 'Not tied to meal periods on 2026-12-25: sold whenever it is priced, at any time of day.' });
+    assert.deepEqual(tillDayNotes('2026-12-25', true, true), { prices: null, mealPeriods: null });
   });
 });
