@@ -7,6 +7,7 @@ import { storeFilePath } from '../store/database';
 import { locationChainFigures, quarantinedSince, staffSyncRows } from '../store/metrics-queries';
 import { appVersion } from '../version';
 import { todayIn } from '../domain/dates';
+import { assessLocation, type AgentState, type Light } from '../domain/severity';
 import { describeError } from '../errors';
 import { isAdminMetricsProvider, OPS_METRICS, type OpsMetricName } from './extensions';
 
@@ -28,6 +29,9 @@ export interface MetricsOptions {
   readonly services: readonly string[];
   readonly now?: () => Date;
 }
+
+/** The lights as numbers, worst highest (pos_sync_location_light). */
+const LIGHT_VALUES: Readonly<Record<Light, number>> = { green: 0, amber: 1, red: 2 };
 
 const APPLY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const FILES = { till: 'till', agent: 'agent', staff: 'staff' } as const;
@@ -111,6 +115,8 @@ export class AgentMetrics {
     const pending = gauge(registry, 'pos_sync_pending_updates', 'Updates stored and not yet applied, per location.', ['location']);
     const gapUpdates = gauge(registry, 'pos_sync_gap_waiting_updates', 'Pending updates waiting behind a missing earlier update (a gap in the chain), per location.', ['location']);
     const gapAge = gauge(registry, 'pos_sync_gap_oldest_age_seconds', 'Seconds the oldest update behind a gap has waited, per location; 0 without a gap.', ['location']);
+    const light = gauge(registry, 'pos_sync_location_light', "The status window's light for each location, from the same model (src/domain/severity.ts): 0 green, 1 amber, 2 red.", ['location']);
+    const forSite = gauge(registry, 'pos_sync_location_for_site', "Whether the location is this site's (1), or one it stores updates for without applying them (0: not in a configured locations list).", ['location']);
     const paused = gauge(registry, 'pos_sync_applying_paused', 'Whether an operator paused applying (1) or not (0).', []);
     const quarantined = gauge(registry, 'pos_sync_quarantined_last_24h', 'Deliveries quarantined (refused as unreadable, stored for inspection) in the last 24 hours.', []);
     const files = gauge(registry, 'pos_sync_file_bytes', "Size of the agent's files in bytes: file is till (pos-sync.db), agent (agent.db) or staff (staff.db); wal is the write-ahead log.", ['file', 'part']);
@@ -165,7 +171,7 @@ export class AgentMetrics {
       const at = now();
       // A gauge without labels is absent until set again: prom-client's reset() sets it to 0, which
       // would read as a fact (a tunnel down, a backup just taken) where nothing is known.
-      for (const g of [lastSequence, lastAge, pending, gapUpdates, gapAge, quarantined, files, staffAge, staffFailing, residency, ...opsGauges.values()]) clear(g);
+      for (const g of [lastSequence, lastAge, pending, gapUpdates, gapAge, light, forSite, quarantined, files, staffAge, staffFailing, residency, ...opsGauges.values()]) clear(g);
       paused.set(agent.isPaused ? 1 : 0);
       const core = agent.core;
       if (core.isOpen) {
@@ -178,6 +184,24 @@ export class AgentMetrics {
             pending.set({ location }, f.pending);
             gapUpdates.set({ location }, f.gapUpdates);
             gapAge.set({ location }, ageSeconds(at, f.oldestGapReceivedAt) ?? 0);
+          }
+        });
+        guarded('severity', () => {
+          // The window's verdict per location, as the window decides it: alerts follow the same lights.
+          const locations = core.status();
+          const state: AgentState = {
+            now: at,
+            reachable: true,
+            locationsCurrent: true,
+            paused: agent.isPaused,
+            locations,
+            gapAlertMinutes: agent.config.admin.gapAlertMinutes,
+            baselineSettleSeconds: agent.config.sync.baselineSettleSeconds,
+          };
+          for (const l of locations) {
+            const location = String(l.locationId);
+            light.set({ location }, LIGHT_VALUES[assessLocation(l, state, (iso) => iso).light]);
+            forSite.set({ location }, l.siteRole === 'other' ? 0 : 1);
           }
         });
         guarded('quarantine', () => quarantined.set(quarantinedSince(core.agentDb, new Date(at.getTime() - 86_400_000).toISOString())));

@@ -103,6 +103,9 @@ describe('GET /metrics', async () => {
     assert.ok((value(s, 'pos_sync_last_applied_age_seconds', location) ?? -1) >= 0);
     assert.equal(value(s, 'pos_sync_pending_updates', location), 1);
     assert.equal(value(s, 'pos_sync_gap_waiting_updates', location), 1);
+    // The window's light for the location: amber, a gap younger than admin.gapAlertMinutes.
+    assert.equal(value(s, 'pos_sync_location_light', location), 1);
+    assert.equal(value(s, 'pos_sync_location_for_site', location), 1);
     assert.ok((value(s, 'pos_sync_gap_oldest_age_seconds', location) ?? -1) >= 0);
     assert.equal(value(s, 'pos_sync_webhook_deliveries_stored_total'), 2);
     const refused = s.filter((x) => x.name === 'pos_sync_webhook_refused_total');
