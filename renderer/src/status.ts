@@ -98,7 +98,12 @@ const REFUSAL_WORDS: Record<string, string> = {
   invalid_envelope: 'without a valid envelope',
   item_too_large: 'with an item too large to read',
   too_many_items: 'with more items than one update may hold',
-  member_too_large: 'with a member too large to read',
+  member_too_large: 'with members too large to read',
+  too_deep: 'nested too deep to read',
+  too_many_values: 'with an item of too many values to read',
+  lone_surrogate: 'with text that is not valid Unicode',
+  storage_unavailable: 'while the agent could not store them (disk full or failing)',
+  refusal_not_recorded: 'that could not be recorded (disk full or failing)',
   receiver_busy: 'while too many bodies were arriving',
 };
 

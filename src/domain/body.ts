@@ -85,15 +85,41 @@ export const MAX_MEMBER_BYTES = 1024 * 1024;
  */
 export const MAX_DEPTH = 64;
 
-const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES, maxDepth: MAX_DEPTH } as const;
+/**
+ * The most values one item may hold, the item itself included: each number, string, true, false and
+ * null, and each array and object (a member's name is not a value). A real item holds its fields, a
+ * price per tariff and date range and its meal-period schedules: far fewer, even the largest the
+ * publisher generates (src/dev/publisher, bench:parse's publication). Each value costs the parsers
+ * memory whatever its bytes, so an item of many small arrays, objects or values well under
+ * MAX_ITEM_BYTES was answered 200 and then ran the applier's thread out of memory on every retry,
+ * blocking its location; one with more values is refused (too_many_values) before anything is
+ * parsed. The costliest item this allows parses in a small part of the applier's heap
+ * (test/unit/domain/json-values.test.ts parses it there).
+ */
+export const MAX_ITEM_VALUES = 100_000;
 
-/** A body past MAX_ITEMS, MAX_MEMBER_BYTES or MAX_DEPTH, refused with the member (and path) named. */
+const LIMITS = { maxElements: MAX_ITEMS, maxMemberBytes: MAX_MEMBER_BYTES, maxDepth: MAX_DEPTH, maxElementValues: MAX_ITEM_VALUES } as const;
+
+/**
+ * A body past MAX_ITEMS, MAX_MEMBER_BYTES, MAX_DEPTH or MAX_ITEM_VALUES, refused with the member (and
+ * path) or the item named.
+ */
 function overLimit(err: JsonLimitError): ReadBodyResult {
   // ScheduledItems that is not an array, too large to parse: what the envelope's check would say of it.
   if (err.kind === 'members' && err.key === 'ScheduledItems') return { ok: false, error: { id: 'invalid_envelope', field: 'ScheduledItems', message: 'expected an array' } };
   if (err.kind === 'elements') return { ok: false, error: { id: 'too_many_items', field: err.key, message: `more than the ${err.limit} items one update may hold` } };
   if (err.kind === 'depth') {
     return { ok: false, error: { id: 'too_deep', field: err.key, message: `arrays and objects nested more than ${err.limit} levels deep (the body's own object is the first), at byte ${err.offset}` } };
+  }
+  if (err.kind === 'values') {
+    return {
+      ok: false,
+      error: {
+        id: 'too_many_values',
+        field: err.key,
+        message: `more than the ${err.limit} values one item may hold (each number, string, true, false, null, array and object, the item itself included), past it at byte ${err.offset}`,
+      },
+    };
   }
   return { ok: false, error: { id: 'member_too_large', field: err.key, message: `the members other than ScheduledItems take more than the ${err.limit} bytes they may take together` } };
 }

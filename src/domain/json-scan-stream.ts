@@ -40,6 +40,7 @@ class Window {
     private readonly source: ByteSource,
     private readonly block: number,
     private readonly maxDepth?: number,
+    private readonly maxElementValues?: number,
   ) {}
 
   get bytes(): Buffer {
@@ -82,14 +83,15 @@ class Window {
    * Runs one step from byte `from` (absolute) with a Scanner on the window; returns its value and where
    * it ended. Run again with more bytes while its outcome may depend on bytes not read yet: it failed at
    * the end of the window, or ended there (the byte after a step decides what comes next). A value
-   * nested too deep (JsonLimitError) is refused at once: the bracket one level too deep is in the
-   * window, and only the bytes before it decided that.
+   * nested too deep or holding too many values (JsonLimitError) is refused at once: the bracket one
+   * level too deep, or the ',' before the value one too many (or that value's first byte, when it
+   * is an array's or object's first), is in the window, and only the bytes up to it decided that.
    */
   step<T>(from: number, run: (s: Scanner) => T): { value: T; pos: number } {
     this.dropBefore(from);
     for (;;) {
       const bytes = this.bytes;
-      const s = new Scanner(bytes, from - this.base, this.base, this.maxDepth);
+      const s = new Scanner(bytes, from - this.base, this.base, this.maxDepth, this.maxElementValues);
       try {
         const value = run(s);
         if (s.pos < bytes.length || this.atEnd) return { value, pos: this.base + s.pos };
@@ -117,7 +119,7 @@ export function scanObjectFrom(source: ByteSource, arrayMember: string, decodeKe
 /** scanObjectFrom in steps: one after each array element and each member (src/domain/steps.ts). */
 export function* scanObjectSteps(source: ByteSource, arrayMember: string, decodeKey: (text: string, span: Span) => string, block = SCAN_BLOCK_BYTES, limits: ScanLimits = {}): Steps<ScannedObject> {
   const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
-  const w = new Window(source, Math.max(1, block), limits.maxDepth);
+  const w = new Window(source, Math.max(1, block), limits.maxDepth, limits.maxElementValues);
   // A byte-order mark is three bytes: hold them before looking for one.
   while (w.bytes.length < 3 && !w.atEnd) w.more();
   const members = new Map<string, Span>();

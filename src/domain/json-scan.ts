@@ -25,20 +25,23 @@ export interface ScannedObject {
 
 /**
  * A body past a limit its reader set (too many elements in the array member, the other members too
- * long to parse, or arrays and objects nested too deep): well-formed as far as it was read, too large
- * to read further.
+ * long to parse, arrays and objects nested too deep, or too many values in one element): balanced as
+ * far as it was read, too large to read further.
  */
 export class JsonLimitError extends Error {
   constructor(
-    readonly kind: 'elements' | 'members' | 'depth',
+    readonly kind: 'elements' | 'members' | 'depth' | 'values',
     /**
-     * Where: the array's name (elements), the member whose bytes passed the limit (members), or the
+     * Where: the array's name (elements), the member whose bytes passed the limit (members), the
      * path of the value nested too deep, e.g. `ScheduledItems[2].PriceUpdates[0].PriceModel[0]...`
-     * (depth).
+     * (depth), or the element with too many values, e.g. `ScheduledItems[2]` (values).
      */
     readonly key: string,
     readonly limit: number,
-    /** The body's byte offset of the bracket one level too deep (depth only; else -1). */
+    /**
+     * The body's byte offset of the bracket one level too deep (depth), or of the ',' or opening
+     * bracket just before the first value past the limit (values); else -1.
+     */
     readonly offset = -1,
   ) {
     super(
@@ -46,7 +49,9 @@ export class JsonLimitError extends Error {
         ? `${key} has more than ${limit} elements`
         : kind === 'members'
           ? `the members other than the array member take more than ${limit} bytes together (past it at ${key})`
-          : `${key} is nested more than ${limit} levels deep at byte ${offset}`,
+          : kind === 'depth'
+            ? `${key} is nested more than ${limit} levels deep at byte ${offset}`
+            : `${key} holds more than ${limit} values (past it at byte ${offset})`,
     );
   }
 }
@@ -62,6 +67,13 @@ export interface ScanLimits {
    * memory by the level as well as by the byte, so a deep value costs far more than its size.
    */
   readonly maxDepth?: number;
+  /**
+   * The most values one element of the array member may hold, itself included: every number,
+   * string, true, false and null, and every array and object (a member's name is not a value).
+   * Parsing costs memory by the value as well as by the byte, so an element of many small values
+   * costs far more than its size.
+   */
+  readonly maxElementValues?: number;
 }
 
 export class JsonScanError extends SyntaxError {
@@ -101,34 +113,59 @@ function stringEnd(b: Uint8Array, pos: number): number {
   return -1;
 }
 
+/** Why containerEnd last failed: see there. */
+const MISMATCHED_OR_UNTERMINATED = 0;
+const TOO_DEEP = 1;
+const TOO_MANY_VALUES = 2;
+let containerFailure = MISMATCHED_OR_UNTERMINATED;
+
+function containerFailed(why: number, offset: number): number {
+  containerFailure = why;
+  return -(offset + 1);
+}
+
 /**
  * Just after the bracket that closes the object or array opening at `pos` (brackets inside strings
- * ignored), when it holds no more than `levels` levels of arrays and objects, itself the first. On
- * failure, -(offset + 1) of the mismatched bracket or of the end (offset <= b.length), or
- * -(b.length + 2 + offset) of the bracket that opens one level too many. A tight loop over local
- * variables: it walks every byte of the largest publication.
+ * ignored), when it holds no more than `levels` levels of arrays and objects, itself the first, and
+ * no more than `values` values besides itself. On failure, -(offset + 1), and containerFailure says
+ * why: MISMATCHED_OR_UNTERMINATED (offset: the mismatched bracket, or the end, b.length), TOO_DEEP
+ * (the bracket that opens one level too many) or TOO_MANY_VALUES (the ',' or opening bracket just
+ * before the first value past `values`). Values are counted without telling them apart: a container
+ * holds one more after each ',' and, unless it is empty, one after its opening bracket. A tight loop
+ * over local variables: it walks every byte of the largest publication, so the count costs a
+ * decrement per ',' and per bracket.
  */
-function containerEnd(b: Uint8Array, pos: number, levels: number): number {
+function containerEnd(b: Uint8Array, pos: number, levels: number, values: number): number {
   const n = b.length;
   const stack: number[] = [];
+  let left = values;
   let i = pos;
   while (i < n) {
     const d = b[i]!;
     if (d === QUOTE) {
       const after = stringEnd(b, i + 1);
-      if (after < 0) return -(n + 1);
+      if (after < 0) return containerFailed(MISMATCHED_OR_UNTERMINATED, n);
       i = after;
       continue;
     }
-    if (d === OPEN_BRACE || d === OPEN_BRACKET) {
-      if (stack.push(d === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET) > levels) return -(n + 2 + i);
+    if (d === COMMA) {
+      if (--left < 0) return containerFailed(TOO_MANY_VALUES, i);
+    } else if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+      if (stack.push(d === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET) > levels) return containerFailed(TOO_DEEP, i);
+      // Its first value, unless it closes at once: decided by the first byte after the whitespace,
+      // so a window that ends before that byte (json-scan-stream.ts) reads on instead of deciding.
+      const open = i;
+      i++;
+      while (i < n && isWhitespace(b[i]!)) i++;
+      if (i < n && b[i] !== CLOSE_BRACE && b[i] !== CLOSE_BRACKET && --left < 0) return containerFailed(TOO_MANY_VALUES, open);
+      continue;
     } else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
-      if (stack.pop() !== d) return -(i + 1);
+      if (stack.pop() !== d) return containerFailed(MISMATCHED_OR_UNTERMINATED, i);
       if (stack.length === 0) return i + 1;
     }
     i++;
   }
-  return -(n + 1);
+  return containerFailed(MISMATCHED_OR_UNTERMINATED, n);
 }
 
 /**
@@ -201,6 +238,8 @@ export class Scanner {
     private readonly origin = 0,
     /** ScanLimits.maxDepth: the most levels of arrays and objects, the body's own object the first. */
     private readonly maxDepth = Number.POSITIVE_INFINITY,
+    /** ScanLimits.maxElementValues: the most values one element of the array member may hold. */
+    private readonly maxElementValues = Number.POSITIVE_INFINITY,
   ) {
     this.pos = start;
   }
@@ -238,27 +277,33 @@ export class Scanner {
   }
 
   /**
-   * Skips one value; nested content is only balanced here (its parser checks the rest), and no
-   * deeper than maxDepth. `depth` is the value's own level (the body's object is the first); `key`
-   * (and `index`, for an element of the array member) names it in a refusal for depth.
+   * Skips one value; nested content is only balanced here (its parser checks the rest), no deeper
+   * than maxDepth, and, for an element of the array member, holding no more than maxElementValues
+   * values. `depth` is the value's own level (the body's object is the first); `key` (and `index`, for
+   * an element of the array member: only then are its values counted) names it in a refusal.
    */
   value(depth = 1, key = '', index = -1): void {
     const b = this.b;
     const c = b[this.pos];
     if (c === undefined) this.fail('expected a value');
+    const counted = index >= 0;
+    if (counted && this.maxElementValues < 1) throw new JsonLimitError('values', `${key}[${index}]`, this.maxElementValues, this.pos + this.origin);
     if (c === QUOTE) {
       this.string();
       return;
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const end = containerEnd(b, this.pos, this.maxDepth - depth + 1);
-      if (end < -(b.length + 1)) {
-        const at = -end - 2 - b.length;
-        const where = `${key}${index >= 0 ? `[${index}]` : ''}${pathWithin(b, this.pos, at)}`;
-        throw new JsonLimitError('depth', where, this.maxDepth, at + this.origin);
-      }
+      // Uncounted, a value can hold no more values than the window has bytes: a small integer, which
+      // keeps the count in the loop a small integer too.
+      const end = containerEnd(b, this.pos, this.maxDepth - depth + 1, counted ? Math.min(this.maxElementValues - 1, b.length) : b.length);
       if (end < 0) {
-        this.pos = -end - 1;
+        const at = -end - 1;
+        if (containerFailure === TOO_DEEP) {
+          const where = `${key}${counted ? `[${index}]` : ''}${pathWithin(b, this.pos, at)}`;
+          throw new JsonLimitError('depth', where, this.maxDepth, at + this.origin);
+        }
+        if (containerFailure === TOO_MANY_VALUES) throw new JsonLimitError('values', `${key}[${index}]`, this.maxElementValues, at + this.origin);
+        this.pos = at;
         this.fail(this.pos >= b.length ? 'unterminated object or array' : 'mismatched bracket');
       }
       this.pos = end;
@@ -281,7 +326,7 @@ export class Scanner {
  */
 export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (span: Span) => string, limits: ScanLimits = {}): ScannedObject {
   const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
-  const s = new Scanner(bytes, bomLength(bytes), 0, limits.maxDepth);
+  const s = new Scanner(bytes, bomLength(bytes), 0, limits.maxDepth, limits.maxElementValues);
   const members = new Map<string, Span>();
   let elements: Span[] | null = null;
   s.ws();
@@ -419,6 +464,15 @@ export class JsonNumber {
   }
 }
 
+/**
+ * Arrays shorter than this are copied at their ']' to their exact length. An array grown by push
+ * reserves room for more values than it holds, as much as this many for its first one, so an item
+ * of many short arrays took several times the memory JSON.parse takes for it; a longer array keeps
+ * its room (a smaller share of its size), and is not copied, as a real item's price and schedule
+ * lists are not (test/unit/domain/json-values.test.ts compares the two parsers).
+ */
+const SHORT_ARRAY = 17;
+
 interface Frame {
   readonly container: unknown[] | Record<string, unknown>;
   readonly isArray: boolean;
@@ -546,7 +600,8 @@ const FIRST_MEMBER = '\u0000{';
  * not recursive, so deep nesting that JSON.parse reads is read here too instead of overflowing the stack.
  * The position is a local, and the helpers are plain functions of (text, position): the applier
  * parses every item of a publication with it, and a position shared with closures made every step a
- * memory access, measurably slower (bench:parse).
+ * memory access, measurably slower (bench:parse). A short array is copied at its close to its exact
+ * length (SHORT_ARRAY).
  */
 export function parseExact(text: string): unknown {
   const n = text.length;
@@ -622,7 +677,8 @@ export function parseExact(text: string): unknown {
       if (d !== (top.isArray ? CLOSE_BRACKET : CLOSE_BRACE)) fail(text, pos, top.isArray ? "expected ',' or ']' in an array" : "expected ',' or '}' in an object");
       pos++;
       stack.pop();
-      value = top.container;
+      const container = top.container;
+      value = top.isArray && (container as unknown[]).length < SHORT_ARRAY ? (container as unknown[]).slice() : container;
     }
   }
 }

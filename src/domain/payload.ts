@@ -128,7 +128,7 @@ export interface EnvelopeError {
    * The stable error id the receiver answers with: the body is not UTF-8, not JSON, or has no valid
    * envelope.
    */
-  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'lone_surrogate';
+  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'too_many_values' | 'lone_surrogate';
   /** Dotted path of the first offending field, e.g. `ChangeSequence` or `(body)`. */
   readonly field: string;
   readonly message: string;

@@ -2,15 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestAgent, type RunningTestAgent } from '../helpers/agent';
 import { item, price, update } from '../helpers/fixtures';
-import { MAX_DEPTH, MAX_MEMBER_BYTES } from '../../src/domain/body';
+import { MAX_DEPTH, MAX_ITEM_BYTES, MAX_ITEM_VALUES, MAX_MEMBER_BYTES } from '../../src/domain/body';
 
 /**
  * Bodies that cost the agent's threads far more memory than their bytes, posted to a real agent over
  * loopback: arrays nested hundreds of thousands of levels deep in top-level members (the webhook's
  * thread ran out of memory on every retry) or in the fields of items (answered 200, then the applier's
  * thread ran out of memory on every retry and the location's chain was blocked), many large members,
- * and identifiers with lone surrogates (two in the agent, one in the till). Each is a 400 naming
- * where, kept in quarantine; the agent keeps answering and applying.
+ * and identifiers with lone surrogates (two in the agent, one in the till), and items of many small
+ * values (answered 200, then the applier's thread ran out of memory on every retry). Each is a 400
+ * naming where, kept in quarantine; the agent keeps answering and applying.
  */
 
 const envelope = '"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":8,"CurrencyIsoCode":"GBP"';
@@ -68,5 +69,55 @@ describe('bodies nested too deep, too many large members, lone surrogates', () =
     await t.settle();
     const applied = t.agent.core.tillDb.prepare('SELECT count(*) AS n FROM price_ranges').get() as { n: number };
     assert.ok(applied.n >= 1, 'the updates after the refusals applied');
+  });
+});
+
+/** How many values `value` holds, itself included (what MAX_ITEM_VALUES counts). */
+function valuesOf(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + valuesOf(v), 1);
+  if (typeof value === 'object' && value !== null) return Object.values(value).reduce((sum: number, v) => sum + valuesOf(v), 1);
+  return 1;
+}
+
+describe('items of too many values', () => {
+  it("400 too_many_values for the reviewer's body of shallow nested arrays under MAX_ITEM_BYTES; an item at the limit is answered 200 and applies", { timeout: 120_000 }, async () => {
+    const t = await startTestAgent();
+    // The reviewer's body: one item under MAX_ITEM_BYTES of [[[1]]],[[[1]]],... (nested four levels
+    // at most, one element each: under every other limit).
+    const wide = `[${new Array(Math.floor((MAX_ITEM_BYTES - 2) / 8)).fill('[[[1]]]').join(',')}]`;
+    const widthBomb = Buffer.from(`{${envelope},"ScheduledItems":[${wide}]}`);
+    // The same width in an unknown field of a real item, after an ordinary item.
+    const inField = Buffer.from(`{${envelope},"ScheduledItems":[${fields('"8"', '"X"', '"S"')},${fields('"9"', '"X"', '"S"').slice(0, -1)},"Extra":${wide}}]}`);
+    // A real item holding exactly MAX_ITEM_VALUES values (an unknown field of zeros), and one more.
+    const withZeros = (count: number): string => `${fields('"9"', '"X"', '"S"').slice(0, -1)},"Extra":[${new Array(count).fill('0').join(',')}]}`;
+    const zeros = MAX_ITEM_VALUES - valuesOf(JSON.parse(withZeros(0)));
+    assert.equal(valuesOf(JSON.parse(withZeros(zeros))), MAX_ITEM_VALUES);
+    const oneOver = Buffer.from(`{${envelope},"ScheduledItems":[${withZeros(zeros + 1)}]}`);
+
+    const cases = [
+      [widthBomb, 'ScheduledItems[0]'],
+      [inField, 'ScheduledItems[1]'],
+      [oneOver, 'ScheduledItems[0]'],
+    ] as const;
+    for (const [raw, field] of cases) {
+      // Twice: the sender's retry of a refused body is refused the same way, by the same thread.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const res = await postRaw(t, raw);
+        assert.equal(res.status, 400, field);
+        assert.deepEqual([res.error?.id, res.error?.field], ['too_many_values', field]);
+        assert.match(res.error?.message ?? '', new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: more than the ${MAX_ITEM_VALUES} values one item may hold`));
+      }
+      assert.equal((await fetch(`${t.baseUrl}/healthz`)).status, 200);
+    }
+    assert.equal((t.agent.core.agentDb.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n, 0);
+
+    // Exactly at the limit: answered 200 and applied (the applier parses it), then an ordinary update.
+    assert.equal((await postRaw(t, Buffer.from(`{${envelope},"ScheduledItems":[${withZeros(zeros)}]}`))).status, 200);
+    assert.equal((await t.post(update(8, 3, 2, [item('1', 'A', [price('2026-12-01', '2026-12-31', 'Eat In', 5)])]))).status, 200);
+    await t.settle();
+    const states = t.agent.core.agentDb.prepare('SELECT change_sequence AS seq, state FROM inbox ORDER BY change_sequence').all();
+    assert.deepEqual(states, [{ seq: 2, state: 'applied' }, { seq: 3, state: 'applied' }]);
+    const prices = t.agent.core.tillDb.prepare('SELECT count(*) AS n FROM price_ranges').get() as { n: number };
+    assert.ok(prices.n >= 2, `${prices.n} price ranges in the till`);
   });
 });

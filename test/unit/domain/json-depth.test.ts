@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { MAX_DEPTH, MAX_MEMBER_BYTES, planBody, readBody, readBodyFrom, type ReadBodyResult } from '../../../src/domain/body';
-import { JsonLimitError, parseLazily, scanObject } from '../../../src/domain/json-scan';
-import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-stream';
+import { JsonLimitError, parseLazily } from '../../../src/domain/json-scan';
+import { pieces as scanPieces, sourceOf, whole as scanWhole } from './scan-harness';
 
 /**
  * How deep a body may nest arrays and objects (MAX_DEPTH, the body's own object the first), and how
@@ -15,45 +15,8 @@ import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-s
 
 const member = 'ScheduledItems';
 
-function sourceOf(bytes: Buffer): ByteSource {
-  let last: Buffer | null = null;
-  return {
-    length: bytes.length,
-    read: (start, end) => {
-      last?.fill(0xff);
-      last = Buffer.from(bytes.subarray(start, end));
-      return last;
-    },
-  };
-}
-
-const decode = (text: string): string => {
-  const key = JSON.parse(text) as unknown;
-  if (typeof key !== 'string') throw new SyntaxError('not a string key');
-  return key;
-};
-
-function outcome(f: () => unknown): string {
-  try {
-    return `ok ${JSON.stringify(f())}`;
-  } catch (err) {
-    return `${(err as Error).constructor.name}: ${(err as Error).message}`;
-  }
-}
-
-function whole(bytes: Buffer, maxDepth: number): string {
-  return outcome(() => {
-    const s = scanObject(bytes, member, (span) => decode(bytes.toString('utf8', span.start, span.end)), { maxDepth });
-    return { members: [...s.members], elements: s.elements };
-  });
-}
-
-function pieces(bytes: Buffer, maxDepth: number, block: number): string {
-  return outcome(() => {
-    const s = scanObjectFrom(sourceOf(bytes), member, decode, block, { maxDepth });
-    return { members: [...s.members], elements: s.elements };
-  });
-}
+const whole = (bytes: Buffer, maxDepth: number): string => scanWhole(bytes, { maxDepth });
+const pieces = (bytes: Buffer, maxDepth: number, block: number): string => scanPieces(bytes, { maxDepth }, block);
 
 /** The deepest nesting of arrays and objects in JSON text (brackets in strings ignored). */
 function textDepth(text: string): number {

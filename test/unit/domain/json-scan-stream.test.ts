@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { firstInvalidUtf8, firstInvalidUtf8From, readBody, readBodyFrom } from '../../../src/domain/body';
-import { scanObject } from '../../../src/domain/json-scan';
 import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-stream';
+import { decode, pieces as scanPieces, sourceOf, whole as scanWhole } from './scan-harness';
 
 /**
  * A large body in a file of its own is checked piece by piece (scanObjectFrom, readBodyFrom), a body in
@@ -14,50 +14,8 @@ import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-s
 
 const member = 'ScheduledItems';
 
-/**
- * The bytes as a source read by offset. What a read returned is spoilt by the next read (a file source
- * reuses its buffer, as ByteSource allows), so a reader that kept it would read garbage.
- */
-function sourceOf(bytes: Buffer): ByteSource {
-  let last: Buffer | null = null;
-  return {
-    length: bytes.length,
-    read: (start, end) => {
-      assert.ok(start >= 0 && start <= end && end <= bytes.length, `read ${start}..${end} of ${bytes.length}`);
-      last?.fill(0xff);
-      last = Buffer.from(bytes.subarray(start, end));
-      return last;
-    },
-  };
-}
-
-function outcome(f: () => unknown): string {
-  try {
-    return `ok ${JSON.stringify(f())}`;
-  } catch (err) {
-    return `${(err as Error).constructor.name}: ${(err as Error).message}`;
-  }
-}
-
-const decode = (text: string): string => {
-  const key = JSON.parse(text) as unknown;
-  if (typeof key !== 'string') throw new SyntaxError('not a string key');
-  return key;
-};
-
-function whole(bytes: Buffer): string {
-  return outcome(() => {
-    const s = scanObject(bytes, member, (span) => decode(bytes.toString('utf8', span.start, span.end)));
-    return { members: [...s.members], elements: s.elements };
-  });
-}
-
-function pieces(bytes: Buffer, block: number): string {
-  return outcome(() => {
-    const s = scanObjectFrom(sourceOf(bytes), member, (text) => decode(text), block);
-    return { members: [...s.members], elements: s.elements };
-  });
-}
+const whole = (bytes: Buffer): string => scanWhole(bytes, {});
+const pieces = (bytes: Buffer, block: number): string => scanPieces(bytes, {}, block);
 
 const INSERTS = ['', ',', ']', '}', '[', '{', '"', ':', 'tru', '1e', '-', ' ', '\\', '\u0001', 'null', '0x1', '\n\t '];
 
