@@ -17,25 +17,38 @@ export class ArrivedBytes {
     private readonly req: IncomingMessage,
     private readonly max: number,
     private readonly reserve: (bytes: number) => boolean,
+    /** Gives back what `reserve` took for pieces no longer kept (drop). */
+    private readonly release: (bytes: number) => void = () => undefined,
   ) {
     req.on('data', this.onData);
+  }
+
+  /** Whether pieces are kept now (and hold some of the budget). */
+  get holding(): boolean {
+    return this.pieces !== null && this.held > 0;
   }
 
   private readonly onData = (piece: Buffer): void => {
     this.bytes += piece.length;
     if (this.pieces === null) return;
     if (this.held + piece.length > this.max || !this.reserve(piece.length)) {
-      this.pieces = null;
+      this.drop();
       return;
     }
     this.pieces.push(piece);
     this.held += piece.length;
   };
 
-  /** Stops keeping (the body decoded, or was refused for another reason). */
+  /**
+   * Stops keeping, and gives back the budget the kept pieces held: the body decoded, was refused for
+   * another reason, went to a file of its own, or its decoded bytes need the room (a copy kept in
+   * case it does not decode never takes the budget from a body that does).
+   */
   drop(): void {
     this.req.off('data', this.onData);
+    if (this.pieces !== null && this.held > 0) this.release(this.held);
     this.pieces = null;
+    this.held = 0;
   }
 
   /** What arrived, or null when it was more than could be kept; keeping stops. */

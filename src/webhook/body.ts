@@ -84,6 +84,15 @@ function reserveUntilAnswered(budget: BodyBudget, res: ServerResponse, bytes: nu
   return true;
 }
 
+/** Gives back `bytes` of what this call reserved before it is answered (a copy no longer kept). */
+function releaseReserved(budget: BodyBudget, res: ServerResponse, bytes: number): void {
+  const held = RESERVED.get(res);
+  if (!held) return;
+  const n = Math.min(bytes, held.bytes);
+  held.bytes -= n;
+  budget.release(n);
+}
+
 /**
  * Reads the body, at most `limit` bytes. Rejects with payload_too_large (and arranges for the
  * connection to close after the answer) the moment the declared or the received length passes it.
@@ -139,7 +148,9 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
         finish(tooLarge(limit, declared));
         return;
       }
-      // Without a declared length (or when decoding), what is held grows chunk by chunk.
+      // Without a declared length (or when decoding), what is held grows chunk by chunk; the encoded
+      // copy kept in case the body does not decode gives way to the body itself.
+      if (budget && (declared === null || decoding) && !budget.wouldFit(chunk.length) && arrived?.holding) arrived.drop();
       if (budget && (declared === null || decoding) && !reserveUntilAnswered(budget, res, chunk.length)) {
         chunks.length = 0;
         req.pause();
@@ -255,7 +266,14 @@ function decodedBody(
   if (expectsContinue(req)) res.writeContinue();
   const decoding = decoder ? decoder() : null;
   // What arrives is kept (within the budget) as it was sent, for the quarantine should it not decode.
-  const arrived = decoding ? new ArrivedBytes(req, keepAtMost, (bytes) => !budget || reserveUntilAnswered(budget, res, bytes)) : null;
+  const arrived = decoding
+    ? new ArrivedBytes(
+        req,
+        keepAtMost,
+        (bytes) => !budget || reserveUntilAnswered(budget, res, bytes),
+        (bytes) => budget && releaseReserved(budget, res, bytes),
+      )
+    : null;
   return { encoding, decoding, source: decoding ? req.pipe(decoding) : req, arrived };
 }
 
@@ -320,6 +338,8 @@ function spillToFile(
           sink = await BodyFileSink.create(dataDir);
           for (const piece of held) await sink.write(piece);
           held.length = 0;
+          // In its file from here on: the copy of what arrived encoded is not held beside it.
+          arrived?.drop();
         }
         await sink.write(chunk);
         // Written: free the parser's piece now (see readLimitedBody); a decoder's output may share its buffers.
@@ -340,6 +360,8 @@ function spillToFile(
         return;
       }
       if (sink === null && received < fileFrom) {
+        // The encoded copy kept in case the body does not decode gives way to the body itself.
+        if (budget && !budget.wouldFit(chunk.length) && arrived?.holding) arrived.drop();
         if (budget && !reserveUntilAnswered(budget, res, chunk.length)) {
           res.setHeader('Retry-After', '5');
           fail(busy(), true);

@@ -80,6 +80,11 @@ export class BodyBudget {
     return true;
   }
 
+  /** Whether `bytes` more would fit now (nothing reserved). */
+  wouldFit(bytes: number): boolean {
+    return bytes >= 0 && this.held + bytes <= this.max;
+  }
+
   release(bytes: number): void {
     this.held = Math.max(0, this.held - bytes);
   }
