@@ -8,17 +8,24 @@ import { parseExact } from './json-scan';
  * whose messages are fixed words. Pure.
  */
 export function jsonErrorWhere(text: string): string {
+  const at = (pos: number): string => {
+    const before = text.slice(0, pos);
+    return `line ${before.split('\n').length}, column ${pos - before.lastIndexOf('\n')}`;
+  };
   try {
     parseExact(text);
   } catch (err) {
     const m = /^(.*) at position (\d+)$/.exec(err instanceof Error ? err.message : '');
-    if (m) {
-      const pos = Number(m[2]);
-      const before = text.slice(0, pos);
-      const line = before.split('\n').length;
-      const column = pos - before.lastIndexOf('\n');
-      return `${m[1]} at line ${line}, column ${column}`;
-    }
+    if (m) return `${m[1]} at ${at(Number(m[2]))}`;
+  }
+  // parseExact reads a string with escapes through JSON.parse, whose error names the string's own
+  // offset: the whole text's position comes from JSON.parse itself, its words kept only when they
+  // quote nothing ("Bad escaped character in JSON at position …").
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(err instanceof Error ? err.message : '');
+    if (m) return `${/['"]/.test(m[1]!) ? 'not valid here' : m[1]!.toLowerCase()} at ${at(Number(m[2]))}`;
   }
   return 'it does not parse';
 }

@@ -16,6 +16,8 @@ describe('jsonErrorWhere', () => {
     assert.equal(jsonErrorWhere('{\n  "a": 1\n  "b": 2\n}'), "expected ',' or '}' in an object at line 3, column 3");
     assert.equal(jsonErrorWhere('{"a": tru}'), 'expected a value at line 1, column 7');
     assert.match(jsonErrorWhere('{"a": "x'), /^unterminated string: unexpected end of input at line 1, column 9$/);
+    // A Windows path written with single backslashes, the commonest slip in a hand-edited file.
+    assert.equal(jsonErrorWhere('{\n  "dataDir": "C:\\ProgramData\\PosSync"\n}'), 'bad escaped character at line 2, column 18');
   });
 
   it('never quotes the text', () => {
