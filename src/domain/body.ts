@@ -159,7 +159,10 @@ function loneSurrogatePath(value: unknown, path: string): string | null {
 /** loneSurrogateRefusal of each member of `head`, in the order of `keys`. */
 function headRefusal(head: Record<string, unknown>, keys: Iterable<string>): ReadBodyResult | null {
   for (const key of keys) {
-    const refused = loneSurrogateRefusal(head[key], key);
+    // The member's name as a path part, as inside values; a name with a lone surrogate is refused too.
+    const at = namePart(key).replace(/^\./, '');
+    if (hasLoneSurrogate(key)) return { ok: false, error: { id: 'lone_surrogate', field: at, message: LONE_SURROGATE_MESSAGE } };
+    const refused = loneSurrogateRefusal(head[key], at);
     if (refused) return refused;
   }
   return null;

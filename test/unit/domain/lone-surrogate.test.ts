@@ -113,6 +113,13 @@ describe('lone surrogates at receipt', () => {
       );
     });
 
+    it(`refuses a member name of the body with a lone surrogate, and a value of an unknown member (${what})`, () => {
+      const named = JSON.stringify(body()).replace(/^\{/, '{"X\\ud800":1,');
+      assert.deepEqual(read(Buffer.from(named)), { ok: false, error: { id: 'lone_surrogate', field: '["X\\ud800"]', message: LONE_SURROGATE_MESSAGE } });
+      const valued = JSON.stringify(body()).replace(/^\{/, '{"Note":"a\\udc00",');
+      assert.deepEqual(read(Buffer.from(valued)), { ok: false, error: { id: 'lone_surrogate', field: 'Note', message: LONE_SURROGATE_MESSAGE } });
+    });
+
     it(`refuses the reviewer's body: PLU, ItemID and TariffName P\\ud800 and P\\udc00 (${what})`, () => {
       const bytes = execFileSync(process.execPath, ['-e', surrogateScript, '6002']);
       assert.deepEqual(read(bytes), { ok: false, error: { id: 'lone_surrogate', field: 'ScheduledItems[0].PLU', message: LONE_SURROGATE_MESSAGE } });
