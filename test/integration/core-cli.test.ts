@@ -37,6 +37,9 @@ describe('the CLI', () => {
     assert.deepEqual(christmas.items[0]!.availability, [{ mealPeriod: 'Breakfast', status: 'AVAILABLE', dateFrom: '2026-12-01', dateTo: '2027-02-28' }]);
     const text = cli(config, 'lookup', '--plu', '2040', '--date', '2027-01-05');
     assert.match(text.stdout, /Dinner: UNAVAILABLE {2}\(2027-01-04\.\.2027-01-10\)/);
+    // Before its first price, in the window's words (src/domain/wording.ts tillDayNotes).
+    const before = cli(config, 'lookup', '--plu', '1001', '--location', '3021', '--date', '2026-11-20').stdout;
+    assert.match(before, /\n {2}No price on 2026-11-20: the till cannot sell this item that day\.\n {2}No meal periods set for 2026-11-20\.\n/);
     assert.match(cli(config, 'deliveries').stdout, /3021 {2}1043 {2}\d+ B {2}applied/);
   });
 

@@ -31,7 +31,7 @@ import type { ReceiptOutcome } from '../../store/inbox';
 import type { AppliedUpdate, ApplyProgress } from '../../sync/applier';
 import { runChange, type ChangeResult } from '../control-client';
 import { timeWithZone } from '../../domain/local-time';
-import { plural } from '../../domain/wording';
+import { plural, tillDayNotes } from '../../domain/wording';
 import { staleAdvice } from '../../domain/stale-advice';
 
 function optionalInteger(ctx: CommandContext, name: string): number | null {
@@ -336,9 +336,11 @@ export const lookup: Command = {
       }
       for (const item of answer.items) {
         ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${item.date}`);
-        if (item.prices.length === 0) ctx.out('  no price for this date');
+        // The same notes as the status window's till lookup (src/domain/wording.ts).
+        const notes = tillDayNotes(item.date, item.prices.length > 0, item.availability.length > 0);
+        if (notes.prices) ctx.out(`  ${notes.prices}`);
         for (const p of item.prices) ctx.out(`  ${p.tariffName}: ${p.sellPrice} ${p.currency}  tax ${p.taxCode} ${p.taxRate}%  (${p.dateFrom}..${p.dateTo})`);
-        if (item.availability.length === 0) ctx.out('  no meal-period schedule for this date');
+        if (notes.mealPeriods) ctx.out(`  ${notes.mealPeriods}`);
         for (const a of item.availability) ctx.out(`  ${a.mealPeriod}: ${a.status}  (${a.dateFrom}..${a.dateTo})`);
       }
       return EXIT.ok;
