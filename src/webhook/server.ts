@@ -170,38 +170,44 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
     const err = isStorageFailure(caught) ? storageUnavailable(res) : caught;
     // Refusals before authentication (401/403) were counted where they were decided.
     if (err instanceof AppError && COUNTED_AFTER_AUTH.has(err.status)) deps.refusals?.count(err.id);
+    let answer = err;
     try {
-      await recordRefusal(err, req);
+      const quarantineId = await recordRefusal(err, req);
+      // A body kept in the quarantine is named in the answer, as for every other bad body.
+      if (quarantineId !== null && err instanceof AppError) answer = new AppError(err.id, err.status, err.message, { ...err.details, quarantineId });
     } catch (storeErr) {
       if (!isStorageFailure(storeErr)) throw storeErr;
       // The answer stays the refusal; that it could not be recorded is counted (no line each).
       deps.refusals?.count('refusal_not_recorded');
     }
-    next(err);
+    next(answer);
   });
   app.use(notFound);
   app.use(fail);
 
-  /** Records a refusal decided while reading the body (not one the inbox recorded, nor a sender gone or a busy receiver). */
-  async function recordRefusal(err: unknown, req: http.IncomingMessage): Promise<void> {
-    if (!(err instanceof AppError) || !RECORDED_HERE.has(err.id)) return;
+  /**
+   * Records a refusal decided while reading the body (not one the inbox recorded, nor a sender gone or
+   * a busy receiver); the quarantine row of a body kept, else null.
+   */
+  async function recordRefusal(err: unknown, req: http.IncomingMessage): Promise<number | null> {
+    if (!(err instanceof AppError) || !RECORDED_HERE.has(err.id)) return null;
     const sender = senderOf(req);
     const contentType = req.headers['content-type'] ?? null;
     const declared = declaredLength(req) ?? 0;
     if (err instanceof UndecodableBody) {
       const reason = err.whole ? err.message : `${err.message} (refused as it arrived: the rest of the body was not read)`;
       if (err.arrived !== null) {
-        await inbox.quarantine({ raw: err.arrived, sender, source: 'webhook', contentType, errorId: err.id, field: null, reason, httpStatus: 400 });
-      } else {
-        await inbox.recordRefused({ sender, source: 'webhook', bytes: err.arrivedBytes, httpStatus: 400, errorId: err.id, reason: `${reason} (body not kept: more than is held in memory)` });
+        return (await inbox.quarantine({ raw: err.arrived, sender, source: 'webhook', contentType, errorId: err.id, field: null, reason, httpStatus: 400 })).quarantineId;
       }
-      return;
+      await inbox.recordRefused({ sender, source: 'webhook', bytes: err.arrivedBytes, httpStatus: 400, errorId: err.id, reason: `${reason} (body not kept: more than is held in memory)` });
+      return null;
     }
     const refused = (reason: string): Promise<number> =>
       inbox.recordRefused({ sender, source: 'webhook', bytes: declared, httpStatus: err.status, errorId: err.id, reason });
     if (err.id === 'payload_too_large') await refused(`body larger than webhook.maxBodyBytes (${config.maxBodyBytes} bytes)`);
     else if (err.id === 'unsupported_content_type') await refused(`Content-Type ${cutText(String(contentType), MAX_CONTENT_TYPE_CHARS)} is not JSON (the body was not read)`);
     else if (err.id === 'unsupported_encoding') await refused(`${err.message} (the body was not read)`);
+    return null;
   }
   // Past every handler (notFound answers every request): an error whose answer had begun ends the
   // connection (http/listener.ts).

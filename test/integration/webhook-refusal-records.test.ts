@@ -201,6 +201,8 @@ describe('what a refused call leaves behind', () => {
     assert.equal(quarantined(r.db).length, 1);
     assert.equal(q!.error_id, 'invalid_encoding');
     assert.ok((q!.body as Buffer).equals(Buffer.from('{}')), 'the bytes as sent are kept');
+    // Its answer names the kept body, as every other bad body's does.
+    assert.equal(broken.json.error!.quarantineId, q!.id);
     const d = deliveries(r.db);
     assert.deepEqual(
       d.map((x) => [x.http_status, x.quarantine_id]),
