@@ -70,8 +70,8 @@ export const SESSION_RENEWED_HEADER = 'x-pos-session';
 /**
  * Request header the window's script adds once a person has used the window (a key, a click, a
  * scroll) since its session was last renewed. Only such a request renews the session: the window's
- * own polls and refreshes come every half minute whether anyone is there or not, and renewing on them
- * would keep a window left alone signed in for ever.
+ * own polls and refreshes come on a timer whether anyone is there or not, and renewing on them would
+ * keep a window left alone signed in for ever.
  */
 export const USED_HEADER = 'x-pos-used';
 

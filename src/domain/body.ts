@@ -75,9 +75,9 @@ export const MAX_ITEMS = 100_000;
 export const MAX_MEMBER_BYTES = 1024 * 1024;
 
 /**
- * The most levels of arrays and objects in a body, its own object being the first. A real update is
- * a handful of levels deep (the body, its items, an item, its price and schedule lists, their
- * elements); this leaves room for unknown fields nested many levels below those, and is as deep as
+ * The most levels of arrays and objects in a body, its own object being the first. A real update
+ * nests only the body, its items, an item, its price and schedule lists and their elements; this
+ * leaves room for unknown fields nested many levels below those, and is as deep as
  * common JSON serialisers (.NET's System.Text.Json and Json.NET) read or write unless told
  * otherwise. Each level costs the parsers memory whatever its bytes, so a value nested deeper is
  * refused (too_deep) before anything is parsed: nested far deeper, a body well within every other
@@ -88,8 +88,8 @@ export const MAX_DEPTH = 64;
 /**
  * The most values one item may hold, the item itself included: each number, string, true, false and
  * null, and each array and object (a member's name is not a value). A real item holds its fields, a
- * price per tariff and date range and its meal-period schedules: far fewer, even the largest the
- * publisher generates (src/dev/publisher, bench:parse's publication). Each value costs the parsers
+ * price per tariff and date range and its meal-period schedules, well within it, even the largest
+ * the publisher generates (src/dev/publisher; test/unit/domain/json-values.test.ts checks it). Each value costs the parsers
  * memory whatever its bytes, so an item of many small arrays, objects or values well under
  * MAX_ITEM_BYTES was answered 200 and then ran the applier's thread out of memory on every retry,
  * blocking its location; one with more values is refused (too_many_values) before anything is

@@ -467,7 +467,7 @@ export class JsonNumber {
 /**
  * Arrays shorter than this are copied at their ']' to their exact length. An array grown by push
  * reserves room for more values than it holds, as much as this many for its first one, so an item
- * of many short arrays took several times the memory JSON.parse takes for it; a longer array keeps
+ * of many short arrays took more memory than JSON.parse takes for it; a longer array keeps
  * its room (a smaller share of its size), and is not copied, as a real item's price and schedule
  * lists are not (test/unit/domain/json-values.test.ts compares the two parsers).
  */

@@ -1,7 +1,7 @@
 /**
  * Texts a sender chooses (its Content-Type, its X-Forwarded-For, a key name in its body) reach the
  * delivery history, the quarantine and the refusal's answer. Each is cut to a bounded length, so a
- * refused call stores (and is answered) a few lines whatever it sent: a flood of refusals cannot fill
+ * refused call stores (and is answered) bounded text whatever it sent: a flood of refusals cannot fill
  * the disk with what their headers and keys carry (docs/operations.md, "Refused bodies cannot fill
  * the disk").
  */
