@@ -4,9 +4,8 @@ import { cliCommand } from '../config/invocation';
 import { describeSite } from '../config/site';
 import { AppError } from '../errors';
 import { isInstanceLocked } from '../ops/instance';
-import Database from 'better-sqlite3';
 import { AGENT_FILE, TILL_FILE } from '../store/database';
-import { isLegacySingleFile } from '../store/split';
+import { describeLayout } from '../store/split';
 import type { CommandContext, DataUse } from './command';
 
 /** Does the folder hold a site's data (an agent has run there)? Asked without creating anything. */
@@ -16,16 +15,11 @@ export function holdsData(dataDir: string): boolean {
 
 /** Does the folder hold 0.1's single file, not split yet (the agent's next start upgrades it)? Read only. */
 export function holdsUnsplitLegacyData(dataDir: string): boolean {
-  const file = path.join(dataDir, TILL_FILE);
-  if (holdsData(dataDir) || !fs.existsSync(file)) return false;
+  if (holdsData(dataDir)) return false;
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return isLegacySingleFile(db);
-    } finally {
-      db.close();
-    }
+    return describeLayout(path.join(dataDir, TILL_FILE)) === 'legacy-single-file';
   } catch {
+    // Not a database this version can read: not 0.1's either, and the usual refusal says where.
     return false;
   }
 }
