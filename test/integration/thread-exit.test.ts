@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { sleep, spawnAgent, waitFor, writeConfig } from '../../src/dev/child-agent';
+import { sleep, spawnAgent, waitFor, writeConfig, type ChildAgent } from '../../src/dev/child-agent';
 import { bodyFilesDir } from '../../src/store/body-files';
 import { openReadOnly, storeFilePath } from '../../src/store/database';
 import { tempDir } from '../helpers/fixtures';
@@ -32,11 +32,16 @@ const update = (location: number, items: number): string =>
     })),
   });
 
+/** The built agent in a new data folder, each new thread of its ending at `point` (POS_SYNC_TEST_THREAD_EXIT_AT). */
+async function agentEndingAThreadAt(prefix: string, point: string): Promise<{ dataDir: string; agent: ChildAgent }> {
+  const dataDir = path.join(tempDir(prefix), 'data');
+  const config = writeConfig(path.dirname(dataDir), { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
+  return { dataDir, agent: await spawnAgent(config, { built: true, env: { POS_SYNC_TEST_THREAD_EXIT_AT: point, CHILD_AGENT_LOG: '1' } }) };
+}
+
 describe('the applier thread ending in the middle of an apply', () => {
   it('fails that update with a doubling delay and applies the other locations meanwhile', { timeout: 120_000 }, async () => {
-    const dataDir = path.join(tempDir('applier-exit-'), 'data');
-    const config = writeConfig(path.dirname(dataDir), { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
-    const agent = await spawnAgent(config, { built: true, env: { POS_SYNC_TEST_THREAD_EXIT_AT: 'apply-row:50', CHILD_AGENT_LOG: '1' } });
+    const { dataDir, agent } = await agentEndingAThreadAt('applier-exit-', 'apply-row:50');
     try {
       const post = async (body: string): Promise<number> => (await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status;
       // Location 1 (applied first, by location) writes 60 rows; location 5, 3.
@@ -74,10 +79,8 @@ describe('the applier thread ending in the middle of an apply', () => {
 
 describe('the webhook thread ending in the middle of a receipt', () => {
   it('leaves no body file behind: the new thread starts after the old one\'s are swept', { timeout: 120_000 }, async () => {
-    const dataDir = path.join(tempDir('receiver-exit-'), 'data');
-    const config = writeConfig(path.dirname(dataDir), { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
     // The first large body's file is written, then the thread ends (before syncing it, before its row).
-    const agent = await spawnAgent(config, { built: true, env: { POS_SYNC_TEST_THREAD_EXIT_AT: 'body-file-written:1', CHILD_AGENT_LOG: '1' } });
+    const { dataDir, agent } = await agentEndingAThreadAt('receiver-exit-', 'body-file-written:1');
     try {
       const large = update(3, 12_000);
       assert.ok(Buffer.byteLength(large) > 1024 * 1024, 'a body the receiver writes to a file of its own');
