@@ -38,7 +38,9 @@ export function scrubPersonalData(text: string): string {
   return redactor
     .redact(text)
     .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, '<email>')
-    .replace(/\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/gi, '<NI number>')
+    // National Insurance numbers as people and systems write them: together, or spaced, hyphenated or
+    // dotted in pairs (test/unit/ops/scrub-personal-data.test.ts).
+    .replace(/\b[A-Z]{2}[ .-]?\d{2}[ .-]?\d{2}[ .-]?\d{2}[ .-]?[A-D]\b/gi, '<NI number>')
     // Network addresses of senders (and X-Forwarded-For chains): they can identify a person. This
     // machine's own loopback addresses say nothing about anyone and help support read the lines.
     .replace(/(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])/g, (ip) => (ip.startsWith('127.') ? ip : '<ip>'))
