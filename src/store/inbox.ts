@@ -164,6 +164,9 @@ export class Inbox {
   private readonly refusals: RefusalRecords;
   /** Bodies kept in quarantine on the current UTC day (counted from agent.db on the day's first refusal). */
   private keptToday: { day: string; bodies: number; bytes: number } | null = null;
+  /** SQLite's data_version when this connection last recorded a refusal: it changes when another connection commits. */
+  private readonly dataVersion;
+  private seenDataVersion: number | null = null;
 
   constructor(
     private readonly db: Db,
@@ -191,6 +194,7 @@ export class Inbox {
     this.keptSince = db.prepare<[string, string], { bodies: number; bytes: number }>(
       'SELECT count(*) AS bodies, coalesce(sum(body_bytes), 0) AS bytes FROM quarantine WHERE received_at >= ? AND length(body) = body_bytes AND error_id <> ?',
     );
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.refusals = new RefusalRecords(db, limits?.refusalsPerDay ?? Math.max(REFUSALS_RECORDED_PER_DAY, limits?.bodiesPerDay ?? 0));
     this.ensureLocation = db.prepare(
       'INSERT INTO known_locations (location_id, first_seen_at) VALUES (?, ?) ON CONFLICT (location_id) DO NOTHING',
@@ -469,10 +473,25 @@ export class Inbox {
     });
   }
 
-  /** Runs `record` in one write transaction; what is counted in memory of the day is read again if it fails. */
+  /**
+   * Runs `record` in one write transaction; what is counted in memory of the day is read again if it
+   * fails, or if another connection wrote to agent.db since this one last recorded (a command such as
+   * `import` refusing files while the agent runs): its refusals count towards the same day.
+   */
   private recording<T>(record: () => T): T {
     try {
-      return this.db.transaction(record).immediate();
+      return this.db
+        .transaction(() => {
+          // Inside the write lock: no other connection can commit until this transaction ends.
+          const version = this.dataVersion.get() as number;
+          if (version !== this.seenDataVersion) {
+            this.refusals.forget();
+            this.keptToday = null;
+            this.seenDataVersion = version;
+          }
+          return record();
+        })
+        .immediate();
     } catch (err) {
       this.refusals.forget();
       this.keptToday = null;

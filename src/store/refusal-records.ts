@@ -147,7 +147,10 @@ export class RefusalRecords {
     this.updateTallyDelivery.run({ id: tally.deliveryId, bytes: tally.bytes, reason, status: refusal.httpStatus });
   }
 
-  /** After a transaction that called admit() was rolled back: what is known is read again. */
+  /**
+   * What is known is read again: after a transaction that called admit() was rolled back, or when
+   * another connection may have recorded refusals of its own (Inbox checks SQLite's data_version).
+   */
   forget(): void {
     this.current = null;
   }

@@ -168,6 +168,29 @@ describe('what a refused call leaves behind', () => {
     assert.match(quarantined(r.db)[3]!.reason as string, /invalid_json 6, /);
   });
 
+  it('keeps one day\'s record and one tally when two connections record refusals in turn', () => {
+    const dataDir = tempDir();
+    const file = storeFilePath(dataDir, 'agent');
+    const limits: QuarantineLimits = { bodiesPerDay: 1000, bytesPerDay: 1 << 28, diskFloorBytes: 0, freeBytes: () => null, refusalsPerDay: 3 };
+    // The agent's webhook and a command such as `import`, each with its own connection to agent.db.
+    const first = openDatabase(file, { kind: 'agent' });
+    const second = openDatabase(file, { kind: 'agent' });
+    try {
+      const inboxes = [new Inbox(first, limits), new Inbox(second, limits)];
+      for (let i = 0; i < 10; i++) {
+        inboxes[i % 2]!.quarantine({ raw: Buffer.from(`nope ${i}`), sender: null, source: i % 2 ? 'import' : 'webhook', contentType: null, errorId: 'invalid_json', field: '(body)', reason: 'r', httpStatus: 400 });
+      }
+      const q = quarantined(first);
+      assert.equal(q.length, 4, 'three refusals one by one and the day\'s one tally');
+      assert.equal(q.filter((row) => row.error_id === TALLY_ERROR_ID).length, 1);
+      assert.match(q[3]!.reason as string, /by reason: invalid_json 7$/);
+      assert.equal(deliveries(first).length, 4);
+    } finally {
+      second.close();
+      first.close();
+    }
+  });
+
   it('refuses a Content-Type that is not JSON before reading its body, and records it', { timeout: 30_000 }, async () => {
     const r = await startReceiver({ webhook: { fileBodyFromBytes: 64 * 1024 } });
     // The body is declared large and held back after its first bytes: answered all the same (the
