@@ -45,7 +45,21 @@ let usedSinceRenewal = false;
 // What a person does in the window, and not what its own polls and live updates do: only this
 // renews the session, so a window left alone signs out after admin.sessionHours.
 for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) {
-  addEventListener(type, () => (usedSinceRenewal = true), { capture: true, passive: true });
+  addEventListener(type, noteUse, { capture: true, passive: true });
+}
+
+/**
+ * A use this close to the session's end renews it at once: the window's next request (its poll)
+ * could come only after the session had ended, and the use would be lost.
+ */
+const RENEW_AT_ONCE_WITHIN_MS = 5 * 60_000;
+
+function noteUse(): void {
+  if (usedSinceRenewal) return;
+  usedSinceRenewal = true;
+  // A session value starts with its end in Unix seconds (src/admin/security.ts, mintSession).
+  const ends = Number(sessionStorage.getItem(SESSION_KEY)?.split('.')[0]) * 1000;
+  if (ends > 0 && ends - Date.now() < RENEW_AT_ONCE_WITHIN_MS) void get('/api/session').catch(() => undefined);
 }
 
 function authHeaders(): Record<string, string> {

@@ -127,9 +127,17 @@ export function sessionSecondsLeft(value: string, key: string, now: Date): numbe
 }
 
 /**
+ * How old a session must be before a use renews it: a minute, so that not every request gets a new
+ * value, or a tenth of a session shorter than ten minutes, which could otherwise never be renewed.
+ */
+function renewAfterSeconds(sessionHours: number): number {
+  return Math.min(60, sessionHours * 360);
+}
+
+/**
  * The window's `Authorization: Session <value>`, or `Authorization: Bearer <token>` (scripts). No
- * cookie counts (see above). `renew`: the session is valid, more than a minute old, and the window
- * says a person used it (USED_HEADER), so the server sends a fresh value (the session slides).
+ * cookie counts (see above). `renew`: the session is valid, old enough (renewAfterSeconds), and the
+ * window says a person used it (USED_HEADER), so the server sends a fresh value (the session slides).
  */
 export function checkCredentials(credentials: Credentials, keys: { readonly token: string; readonly signing: string }, now: Date, sessionHours: number): Decision & { renew?: boolean } {
   const { token } = keys;
@@ -140,7 +148,7 @@ export function checkCredentials(credentials: Credentials, keys: { readonly toke
   const [, scheme, value] = m as unknown as [string, string, string];
   if (scheme.toLowerCase() === SESSION_SCHEME.toLowerCase()) {
     const left = sessionSecondsLeft(value, keys.signing, now);
-    if (left !== null) return { ok: true, renew: credentials.used === '1' && left < sessionHours * 3600 - 60 };
+    if (left !== null) return { ok: true, renew: credentials.used === '1' && left < sessionHours * 3600 - renewAfterSeconds(sessionHours) };
     return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
   }
   if (sameSecret(value, token)) return OK;

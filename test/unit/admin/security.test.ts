@@ -97,6 +97,19 @@ describe('tokens', () => {
     assert.equal(checkCredentials({ authorization }, { token, signing: signingKey(token, newStartKey()) }, at(1000), 12).ok, false);
   });
 
+  it('a session shorter than ten minutes is renewed once a tenth of it has passed', () => {
+    const token = newToken();
+    const keys = { token, signing: signingKey(token, newStartKey()) };
+    const t0 = new Date('2026-11-22T12:00:00Z');
+    // admin.sessionHours at its least: 36 seconds, which a minute's wait could never renew.
+    const authorization = `Session ${mintSession(keys.signing, t0, 0.01).value}`;
+    const at = (ms: number): Date => new Date(t0.getTime() + ms);
+    const early = checkCredentials({ authorization, used: '1' }, keys, at(2_000), 0.01);
+    assert.deepEqual([early.ok, early.ok && early.renew], [true, false]);
+    const later = checkCredentials({ authorization, used: '1' }, keys, at(5_000), 0.01);
+    assert.deepEqual([later.ok, later.ok && later.renew], [true, true]);
+  });
+
   it('a login code is signed with the token, expires, and never contains the token', () => {
     const token = newToken();
     const now = new Date('2026-11-22T12:00:00Z');
