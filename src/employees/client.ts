@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config/schema';
 import { redactor, silentLogger, type Logger } from '../log';
 import { clockWatch } from '../clock';
-import { EmployeeApiError, EmployeeValidationError, serverMessageOf } from './errors';
+import { CANCELLED, EmployeeApiError, EmployeeValidationError, serverMessageOf } from './errors';
 import { isRetryableStatus, nextDelay, parseRetryAfter } from './retry';
 import {
   AccrualRecordSchema,
@@ -49,19 +49,22 @@ export interface ClientOptions {
   readonly signal?: AbortSignal;
   /**
    * Told about every attempt as it happens, so a caller can say "offline, trying again" after the
-   * first failure instead of after the last retry (the status window's staff banner).
+   * first failure instead of after the last retry (the status window's staff banner). Each event says
+   * whether the call was for a reference list (Divisions, EmployeeSource, Locations).
    */
   readonly onAttempt?: (event: AttemptEvent) => void;
 }
 
 /**
  * One attempt of a call, as it happens: answered (a 2xx), failed (with the next attempt when one is
- * scheduled, null when this was the last), or a retry starting after its wait.
+ * scheduled, null when this was the last), or a retry starting after its wait. `reference`: the call
+ * was for Divisions, EmployeeSource or Locations.
  */
-export type AttemptEvent =
+export type AttemptEvent = { readonly reference: boolean } & (
   | { readonly kind: 'answered' }
   | { readonly kind: 'failed'; readonly error: EmployeeApiError; readonly next: { readonly attempt: number; readonly of: number; readonly at: Date } | null }
-  | { readonly kind: 'retrying'; readonly attempt: number; readonly of: number };
+  | { readonly kind: 'retrying'; readonly attempt: number; readonly of: number }
+);
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Bound on paging so a service that ignores start/duration cannot loop us forever. */
@@ -132,15 +135,15 @@ export class EmployeeClient {
   }
 
   divisions(): Promise<DivisionRecord[]> {
-    return this.getArray(this.referencePath('Divisions'), new URLSearchParams(), DivisionRecordSchema);
+    return this.getArray(this.referencePath('Divisions'), new URLSearchParams(), DivisionRecordSchema, true);
   }
 
   employeeSources(): Promise<EmployeeSourceRecord[]> {
-    return this.getArray(this.referencePath('EmployeeSource'), new URLSearchParams(), EmployeeSourceRecordSchema);
+    return this.getArray(this.referencePath('EmployeeSource'), new URLSearchParams(), EmployeeSourceRecordSchema, true);
   }
 
   locations(): Promise<LocationRecord[]> {
-    return this.getArray(this.referencePath('Locations'), new URLSearchParams(), LocationRecordSchema);
+    return this.getArray(this.referencePath('Locations'), new URLSearchParams(), LocationRecordSchema, true);
   }
 
   /**
@@ -182,8 +185,8 @@ export class EmployeeClient {
     throw new EmployeeApiError('malformed', `GET ${path}`, null, `more than ${MAX_PAGES} pages: the service seems to ignore start/duration; set employees.pageSize to null`, 1);
   }
 
-  private async getArray<S extends z.ZodType>(path: string, params: URLSearchParams, schema: S): Promise<z.infer<S>[]> {
-    const { text, endpoint, attempts } = await this.request('GET', path, params, null);
+  private async getArray<S extends z.ZodType>(path: string, params: URLSearchParams, schema: S, reference = false): Promise<z.infer<S>[]> {
+    const { text, endpoint, attempts } = await this.request('GET', path, params, null, reference);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -206,9 +209,16 @@ export class EmployeeClient {
 
   /**
    * One logical call: attempts until success, a non-retryable answer, or the retries run out.
-   * Reading the body is inside the timeout: a connection dropped mid-body is a network error.
+   * Each attempt has timeoutMs from sending the request to the body's last byte: a body that stops
+   * coming part-way is a timeout too, and a connection dropped mid-body is a network error.
    */
-  private async request(method: 'GET' | 'POST', path: string, params: URLSearchParams, body: string | null): Promise<{ status: number; text: string; endpoint: string; attempts: number }> {
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    params: URLSearchParams,
+    body: string | null,
+    reference = false,
+  ): Promise<{ status: number; text: string; endpoint: string; attempts: number }> {
     const qs = params.toString();
     const endpoint = `${method} ${path}${qs ? `?${qs}` : ''}`;
     const url = `${this.base}${path}${qs ? `?${qs}` : ''}`;
@@ -237,7 +247,7 @@ export class EmployeeClient {
         clockWatch.observe('the employee interface', res.headers.get('date'), sentAt);
         const text = await res.text();
         if (res.ok) {
-          this.tell({ kind: 'answered' });
+          this.tell({ reference, kind: 'answered' });
           return { status: res.status, text, endpoint, attempts: attempt };
         }
         retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
@@ -247,7 +257,7 @@ export class EmployeeClient {
         retryable = res.status === 429 || (isRetryableStatus(res.status) && (method === 'GET' || this.config.retryPost));
         if (res.status === 429) failure = new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
       } catch (err) {
-        if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
+        if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, CANCELLED, attempt);
         const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
         const reason = causeOf(err);
         failure = new EmployeeApiError(timedOut ? 'timeout' : 'network', endpoint, null, timedOut ? `no answer within ${timeoutMs} ms` : reason, attempt);
@@ -259,13 +269,13 @@ export class EmployeeClient {
         if (failure.failure === 'rate_limited' && retryAfterMs !== null && retryAfterMs > retryMaxDelayMs) {
           failure = new EmployeeApiError('rate_limited', endpoint, 429, failure.serverMessage, attempt, retryAfterMs);
         }
-        this.tell({ kind: 'failed', error: failure, next: null });
+        this.tell({ reference, kind: 'failed', error: failure, next: null });
         throw failure;
       }
-      this.tell({ kind: 'failed', error: failure, next: { attempt: attempt + 1, of: retries + 1, at: new Date(Date.now() + wait) } });
+      this.tell({ reference, kind: 'failed', error: failure, next: { attempt: attempt + 1, of: retries + 1, at: new Date(Date.now() + wait) } });
       this.log.warn(`employee service: ${failure.message}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`);
       await this.pause(wait, endpoint, attempt);
-      this.tell({ kind: 'retrying', attempt: attempt + 1, of: retries + 1 });
+      this.tell({ reference, kind: 'retrying', attempt: attempt + 1, of: retries + 1 });
     }
   }
 
@@ -278,7 +288,7 @@ export class EmployeeClient {
     try {
       await delay(ms, undefined, { signal });
     } catch {
-      if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, 'cancelled: the agent is stopping', attempt);
+      if (this.options.signal?.aborted) throw new EmployeeApiError('network', endpoint, null, CANCELLED, attempt);
     } finally {
       this.waiting.delete(wake);
     }

@@ -43,7 +43,27 @@ export class EmployeeApiError extends AppError {
   get transient(): boolean {
     return this.failure === 'network' || this.failure === 'timeout' || this.failure === 'rate_limited' || (this.httpStatus !== null && this.httpStatus >= 500);
   }
+
+  /** The agent stopped the call (the staff service's stop), not the service. */
+  get cancelled(): boolean {
+    return this.failure === 'network' && this.serverMessage === CANCELLED;
+  }
+
+  /**
+   * Nothing at the service's address took the connection: refused, the name not found, no route to
+   * it, or no connection made in time. True of every endpoint there, whatever its path; a timeout or a
+   * connection cut off after it was made may be one endpoint's alone.
+   */
+  get addressUnreachable(): boolean {
+    return this.failure === 'network' && this.serverMessage !== null && ADDRESS_UNREACHABLE.test(this.serverMessage);
+  }
 }
+
+/** The message of a call cancelled by the staff service's stop. */
+export const CANCELLED = 'cancelled: the agent is stopping';
+
+/** System and undici codes of a connection that was never made (the network failure's message starts with its code). */
+const ADDRESS_UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)\b/;
 
 function idFor(failure: EmployeeApiFailure, status: number | null): string {
   if (failure !== 'http') return `employee_api_${failure}`;

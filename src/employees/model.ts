@@ -23,8 +23,9 @@ export interface Freshness {
 }
 
 /**
- * The employee service as this agent's calls find it right now (not stored: it starts clear at each
- * start). The window shows its "offline" banner from the first failed attempt, while retries go on.
+ * The employee service as this agent's calls for staff data find it right now (not stored: it starts
+ * clear at each start). The window shows its "offline" banner from the first failed attempt, while
+ * retries go on. Calls for the reference lists (divisions, sources, locations) do not change it.
  */
 export interface StaffLink {
   /** The last attempt's failure (technical text, for support), or null when the last attempt was answered. */

@@ -115,7 +115,10 @@ export class StaffService {
     return run;
   }
 
-  /** The employee service as the latest attempt found it: the window's banner follows this while a sync retries. */
+  /**
+   * The employee service as the latest attempt for staff data (employees, employments, holiday balance)
+   * found it: the window's banner follows this while a sync retries. Reference lists are left out.
+   */
   get link(): StaffLink {
     return this.linkState;
   }
@@ -126,6 +129,9 @@ export class StaffService {
   }
 
   private observe(event: AttemptEvent): void {
+    // The banner is about the staff data: a reference list that fails is that list's failure, shown
+    // on its own line (freshness, the sync's errors), not "offline"; its answers clear nothing either.
+    if (event.reference) return;
     if (event.kind === 'answered') {
       this.linkState = { problem: null, since: null, retry: null };
       return;

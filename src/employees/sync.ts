@@ -7,10 +7,12 @@ import { LIMITS, type EmployeeRecord, type EmploymentRecord } from './schemas';
 
 /**
  * One sync run: pulls each resource and stores it in one transaction per pull. A resource that fails
- * (network, malformed answer) keeps its previous cache and its error is recorded; the others still
- * refresh. Employees are pulled incrementally (delta=true&dateFrom=...) when the site allows it and a
- * recent full pull exists; otherwise, or when the service refuses delta, in full. Employments always
- * in full (below).
+ * (network, timeout, malformed answer) keeps its previous cache and its error is recorded; the others
+ * still refresh. Employees and employments come first: the lookups rest on them, and nothing in the
+ * specification makes them depend on a reference list, so a reference list that is slow or fails
+ * cannot hold them back. Employees are pulled incrementally (delta=true&dateFrom=...) when the site
+ * allows it and a recent full pull exists; otherwise, or when the service refuses delta, in full.
+ * Employments always in full (below).
  */
 
 export interface SyncOptions {
@@ -76,10 +78,14 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
   const warnings: string[] = [];
   let mode: 'full' | 'delta' = 'full';
 
-  // Once the service cannot be reached at all (every attempt of a call failed to connect or timed
-  // out), the resources after it are not asked: each would go through its own retries and keep the
-  // window waiting for nothing. They keep their cache and record the same reason.
+  // Once the service cannot be reached at all, the resources after it are not asked: each would go
+  // through its own retries and keep the window waiting for nothing. They keep their cache and record
+  // the same reason. A resource that went unanswered (every attempt timed out or lost its connection)
+  // may be that endpoint's problem alone, so the next one is still asked; the service counts as
+  // unreachable after two such resources in a row, or at once when nothing at its address took the
+  // connection (refused, name not found) or the agent is stopping.
   let unreachable: string | null = null;
+  let unanswered = false;
   const run = async (resource: StaffResource, pull: () => Promise<{ mode: 'full' | 'delta'; count: number }>): Promise<void> => {
     const pulledFrom = clock().toISOString();
     if (unreachable !== null) {
@@ -89,32 +95,22 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
     }
     try {
       const result = await pull();
+      unanswered = false;
       counts[resource] = result.count;
       cache.recordSuccess(resource, pulledFrom, clock().toISOString(), result.mode);
     } catch (err) {
       const message = (err as Error).message;
-      if (err instanceof EmployeeApiError && (err.failure === 'network' || err.failure === 'timeout')) unreachable = `not asked: ${message}`;
+      if (err instanceof EmployeeApiError && (err.failure === 'network' || err.failure === 'timeout')) {
+        if (unanswered || err.addressUnreachable || err.cancelled) unreachable = `not asked: ${message}`;
+        unanswered = true;
+      } else {
+        unanswered = false;
+      }
       errors.push({ resource, message });
       cache.recordFailure(resource, clock().toISOString(), message);
       log.warn(`staff sync: ${resource}: ${message}`);
     }
   };
-
-  await run('locations', async () => {
-    const records = await client.locations();
-    warnings.push(...limitWarnings('locations', records));
-    return { mode: 'full', count: cache.storeLocations(records) };
-  });
-  await run('divisions', async () => {
-    const records = await client.divisions();
-    warnings.push(...limitWarnings('divisions', records));
-    return { mode: 'full', count: cache.storeDivisions(records) };
-  });
-  await run('sources', async () => {
-    const records = await client.employeeSources();
-    warnings.push(...limitWarnings('sources', records));
-    return { mode: 'full', count: cache.storeSources(records) };
-  });
 
   await run('employees', async () => {
     const plan = planPull(cache.syncState('employees'), config, started, options.full);
@@ -149,6 +145,24 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
     const records: EmploymentRecord[] = await client.employments({ showFormer: true });
     warnings.push(...limitWarnings('employments', records));
     return { mode: 'full', count: cache.storeEmployments(records, clock().toISOString()) };
+  });
+
+  // The reference lists, each on its own: one that fails keeps its previous copy (the location names
+  // and timezones the agent shows keep coming from it) and the next one is still asked.
+  await run('locations', async () => {
+    const records = await client.locations();
+    warnings.push(...limitWarnings('locations', records));
+    return { mode: 'full', count: cache.storeLocations(records) };
+  });
+  await run('divisions', async () => {
+    const records = await client.divisions();
+    warnings.push(...limitWarnings('divisions', records));
+    return { mode: 'full', count: cache.storeDivisions(records) };
+  });
+  await run('sources', async () => {
+    const records = await client.employeeSources();
+    warnings.push(...limitWarnings('sources', records));
+    return { mode: 'full', count: cache.storeSources(records) };
   });
 
   const finishedAt = clock().toISOString();

@@ -16,12 +16,19 @@ import { generateStaff, type SeedOptions, type SimData, type SimEmployee, type S
  * - POST /organisations/{id}/Employees: the section 2 rules, upsert by EmployeeNumber.
  * - GET {prefix}/Divisions, /EmployeeSource, /Locations.
  * Errors are `{ "message": ... }` with 400/401/404. Faults can be injected per test or over
- * /__admin/faults: slow, an HTTP status, 429 with Retry-After, malformed JSON, a dropped connection.
+ * /__admin/faults: slow, an HTTP status, 429 with Retry-After, malformed JSON, a dropped connection,
+ * no answer at all, an answer whose body stops part-way.
  */
 
-export type FaultKind = 'status' | 'rate' | 'slow' | 'malformed' | 'shape' | 'drop';
+export type FaultKind = 'status' | 'rate' | 'slow' | 'malformed' | 'shape' | 'drop' | 'hang' | 'stall';
+
+const FAULT_KINDS: readonly FaultKind[] = ['status', 'rate', 'slow', 'malformed', 'shape', 'drop', 'hang', 'stall'];
 
 export interface Fault {
+  /**
+   * What goes wrong. hang: the request is read and never answered (until the client gives up or the
+   * simulator closes); stall: status 200, the headers and the start of a JSON array, then nothing.
+   */
   readonly kind: FaultKind;
   /** Applies to requests whose path contains this text (default: every non-admin request). */
   readonly match?: string;
@@ -177,7 +184,7 @@ export function createEmployeeApi(options: SimulatorOptions = {}): EmployeeApiSi
   app.post('/__admin/faults', (req, res) => {
     const list = (Array.isArray(req.body) ? req.body : [req.body]) as Fault[];
     for (const f of list) {
-      if (!f || !['status', 'rate', 'slow', 'malformed', 'shape', 'drop'].includes(f.kind)) return error(res, 400, 'kind must be status, rate, slow, malformed, shape or drop');
+      if (!f || !FAULT_KINDS.includes(f.kind)) return error(res, 400, `kind must be ${FAULT_KINDS.slice(0, -1).join(', ')} or ${FAULT_KINDS.at(-1)!}`);
       sim.fail({ ...f, times: f.times === null ? Infinity : f.times });
     }
     res.status(201).json(faults);
@@ -223,6 +230,13 @@ export function createEmployeeApi(options: SimulatorOptions = {}): EmployeeApiSi
         return;
       case 'drop':
         req.socket.destroy();
+        return;
+      case 'hang':
+        // No timer: the connection stays open until the client closes it or close() ends it.
+        return;
+      case 'stall':
+        res.status(200).type('application/json');
+        res.write('[');
         return;
     }
   });

@@ -90,6 +90,22 @@ describe('client behaviour under each simulated failure', async () => {
     sim.clearFaults();
   });
 
+  it('no answer at all, or a body that stops part-way: each attempt ends at the timeout, which covers the body', async () => {
+    for (const kind of ['hang', 'stall'] as const) {
+      sim.requests.length = 0;
+      sim.fail({ kind, match: '/Locations', times: 2 });
+      await assert.rejects(client({ timeoutMs: 2_000, retries: 1 }).locations(), (err: unknown) => {
+        assert.ok(err instanceof EmployeeApiError, kind);
+        assert.equal(err.failure, 'timeout', kind);
+        assert.equal(err.attempts, 2, kind);
+        assert.match(err.message, /did not answer GET \/Locations in time \(after 2 attempts\)/);
+        return true;
+      });
+      assert.equal(attemptsOn('/Locations'), 2, kind);
+      assert.equal(sim.faults.length, 0, `both ${kind} faults were used`);
+    }
+  });
+
   it('malformed JSON and a wrong shape are typed errors, not retried', async () => {
     sim.requests.length = 0;
     sim.fail({ kind: 'malformed', match: '/Employees' });

@@ -71,7 +71,7 @@ describe('employee service state, attempt by attempt', async () => {
       assert.equal(staff.syncing, true, 'the sync is still under way while the banner can say offline');
       assert.equal(staff.retryNow(), true);
       const report = await sync;
-      assert.deepEqual(report.errors.map((e) => e.resource), ['locations', 'divisions', 'sources', 'employees', 'employments']);
+      assert.deepEqual(report.errors.map((e) => e.resource), ['employees', 'employments', 'locations', 'divisions', 'sources']);
       assert.match(report.errors[0]!.message, /after 2 attempts/);
       for (const e of report.errors.slice(1)) assert.match(e.message, /^not asked: the employee service could not be reached/);
       assert.equal(staff.link.retry, null);

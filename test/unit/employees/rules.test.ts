@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { IsoDate } from '../../../src/domain/dates';
-import { serverMessageOf } from '../../../src/employees/errors';
+import { CANCELLED, EmployeeApiError, serverMessageOf } from '../../../src/employees/errors';
 import { backoffDelay, isRetryableStatus, nextDelay, parseRetryAfter } from '../../../src/employees/retry';
 import { normaliseForSearch, searchTerms } from '../../../src/employees/search';
 import { planPull, limitWarnings } from '../../../src/employees/sync';
@@ -56,6 +56,20 @@ describe('server messages', () => {
     assert.equal(serverMessageOf('<!DOCTYPE html><html>...</html>'), null);
     assert.equal(serverMessageOf(''), null);
     assert.equal(serverMessageOf('x'.repeat(1000))!.length, 300);
+  });
+});
+
+describe('failures that say the whole service cannot be reached', () => {
+  const network = (reason: string) => new EmployeeApiError('network', 'GET /Locations', null, reason, 1);
+  it('a connection never made is true of every endpoint at the address; a timeout or a cut connection may be one endpoint alone', () => {
+    for (const reason of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT Connect Timeout Error']) assert.equal(network(reason).addressUnreachable, true, reason);
+    for (const reason of ['UND_ERR_SOCKET other side closed', 'ECONNRESET', 'fetch failed', CANCELLED]) assert.equal(network(reason).addressUnreachable, false, reason);
+    assert.equal(new EmployeeApiError('timeout', 'GET /Locations', null, 'no answer within 2000 ms', 2).addressUnreachable, false);
+    assert.equal(new EmployeeApiError('http', 'GET /Locations', 503, 'ECONNREFUSED upstream', 1).addressUnreachable, false, 'an answer, whatever it says');
+  });
+  it('a call the agent cancelled is told apart', () => {
+    assert.equal(network(CANCELLED).cancelled, true);
+    assert.equal(network('ECONNREFUSED').cancelled, false);
   });
 });
 
