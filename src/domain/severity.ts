@@ -226,10 +226,19 @@ export function applyFailedText(w: Pick<SeverityWaiting, 'changeSequence' | 'not
 
 export function assessLocation(l: SeverityLocation, state: AgentState, fmt: FormatTime): LocationSeverity {
   const lines: string[] = [];
-  let light: Light = 'green';
+  let light = 'green' as Light;
   let label: string | null = null;
   let settling = false;
   const settleSeconds = state.baselineSettleSeconds ?? 60;
+  // Each line's own light, so the lines can be put worst first at the end (the headline of the
+  // location's reason is its first line); a line without one is news, after every problem.
+  const lineLights = new Map<string, Light>();
+  const say = (lineLight: Light, text: string, first = false): void => {
+    light = worstLight(light, lineLight);
+    lineLights.set(text, worstLight(lineLights.get(text) ?? lineLight, lineLight));
+    if (first) lines.unshift(text);
+    else lines.push(text);
+  };
 
   if (l.siteRole === 'other') {
     const held = l.waiting.length;
@@ -248,15 +257,14 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
 
   const failed = l.waiting.find((w) => w.note && APPLY_FAILED.test(w.note));
   if (failed) {
-    light = 'red';
-    lines.push(applyFailedText(failed, fmt));
+    say('red', applyFailedText(failed, fmt));
   }
 
   const needsAdoption = l.waiting.filter((w) => w.reason === 'needs-adoption');
   if (needsAdoption.length > 0) {
-    light = 'red';
     const first = needsAdoption[0]!;
-    lines.push(
+    say(
+      'red',
       `Update ${first.changeSequence} is the first one seen here and waits for a person to accept it as the starting point (force-apply) — received ${fmt(first.receivedAt)}` +
         (needsAdoption.length > 1 ? `; ${plural(needsAdoption.length - 1, 'other update waits', 'other updates wait')} behind it.` : '.'),
     );
@@ -264,26 +272,25 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
 
   const settlingRows = l.waiting.filter((w) => w.reason === 'settling');
   if (settlingRows.length > 0) {
-    light = worstLight(light, 'amber');
     settling = true;
     const first = settlingRows.reduce((a, b) => (Date.parse(b.receivedAt) < Date.parse(a.receivedAt) ? b : a));
-    lines.push(
+    say(
+      'amber',
       `Waiting up to ${settleSeconds} s for head office's first publication: update ${first.changeSequence} arrived at ${fmt(first.receivedAt)}; ` +
         'the till is updated once any earlier update has had time to arrive.',
     );
   }
 
   for (const w of l.waiting.filter((x) => x.reason === 'fork')) {
-    light = 'red';
-    lines.push(`Update ${w.changeSequence} continues from ${w.parentChangeSequence}, which is not the update applied here — contact support before forcing it.`);
+    say('red', `Update ${w.changeSequence} continues from ${w.parentChangeSequence}, which is not the update applied here — contact support before forcing it.`);
   }
 
   const gapAlertMs = state.gapAlertMinutes * 60_000;
   for (const g of gapsOf(l)) {
     const age = state.now.getTime() - Date.parse(g.since);
     const late = age > gapAlertMs;
-    light = worstLight(light, late ? 'red' : 'amber');
-    lines.push(
+    say(
+      late ? 'red' : 'amber',
       `Update ${g.missing} has not arrived from head office (missing since ${fmt(g.since)}); ${plural(g.blocked, 'later update waits', 'later updates wait')} for it. ` +
         (late
           ? `It is overdue (more than ${state.gapAlertMinutes} min): ask head office to resend update ${g.missing}, or force-apply the next one if support says so.`
@@ -317,24 +324,21 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
   const stale = staleAdvice(l);
   if (stale) {
     // Head office's real updates are being set aside: the till no longer follows head office.
-    light = 'red';
-    lines.push(stale.charAt(0).toUpperCase() + stale.slice(1) + '.');
+    say('red', stale.charAt(0).toUpperCase() + stale.slice(1) + '.');
   }
   if (l.conflicts > 0) {
-    light = 'red';
-    lines.push(
+    say(
+      'red',
       l.conflicts === 1
         ? 'An update arrived again with different content under the same number — compare the two copies and keep one.'
         : `${l.conflicts} updates arrived again with different content under a number already used — compare the copies and keep one of each.`,
     );
   }
   if (l.warnings > 0) {
-    light = worstLight(light, 'amber');
-    lines.push(`${l.warnings === 1 ? 'One warning' : `${l.warnings} warnings`} from applied updates: read them below and mark them as seen.`);
+    say('amber', `${l.warnings === 1 ? 'One warning' : `${l.warnings} warnings`} from applied updates: read them below and mark them as seen.`);
   }
   if (l.lastChangeSequence === null && l.waiting.length === 0) {
-    light = worstLight(light, 'amber');
-    lines.push('Nothing applied yet.');
+    say('amber', 'Nothing applied yet.');
   }
 
   // Held back by a pause: the till misses what is held; with nothing held it is still right.
@@ -342,11 +346,9 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
   if (state.paused) {
     label = 'Paused';
     if (held > 0) {
-      light = 'red';
-      lines.unshift(`Applying is paused: ${plural(held, 'update is', 'updates are')} held and not on the till. Resume applying to bring the till up to date.`);
+      say('red', `Applying is paused: ${plural(held, 'update is', 'updates are')} held and not on the till. Resume applying to bring the till up to date.`, true);
     } else {
-      light = worstLight(light, 'amber');
-      lines.unshift('Applying is paused: nothing is held yet, but the next update from head office will wait until applying resumes.');
+      say('amber', 'Applying is paused: nothing is held yet, but the next update from head office will wait until applying resumes.', true);
     }
   }
 
@@ -356,6 +358,13 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
     const shown = notApplied.slice(0, 3).map((n) => `update ${n.changeSequence} (received ${fmt(n.receivedAt)}): ${n.why}`);
     lines.push(`Not applied, by design: ${shown.join('; ')}${notAppliedCount > shown.length ? `; and ${notAppliedCount - shown.length} more` : ''}.`);
   }
+
+  // Worst first (stable: lines of one light keep their order); news after every problem.
+  const rankOf = (text: string): number => {
+    const lineLight = lineLights.get(text);
+    return lineLight === undefined ? -1 : RANK[lineLight];
+  };
+  lines.sort((a, b) => rankOf(b) - rankOf(a));
 
   if (!state.reachable && !state.locationsCurrent) {
     // What was last read is shown as such: nobody knows whether it is still true.

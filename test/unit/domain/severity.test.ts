@@ -102,6 +102,23 @@ describe('severity model', () => {
     assert.match(held.locations[0]!.lines[0]!, /1 update is held and not on the till/);
   });
 
+  it('puts a location\'s worst line first: paused with nothing held does not hide a red problem', () => {
+    const s = assessSeverity(state({ paused: true, locations: [loc({ conflicts: 1, warnings: 1 })] }), fmt);
+    const card = s.locations[0]!;
+    assert.equal(card.light, 'red');
+    assert.equal(card.label, 'Paused');
+    assert.match(card.lines[0]!, /arrived again with different content/);
+    assert.match(card.lines[1]!, /^Applying is paused: nothing is held yet/);
+    assert.match(card.lines[2]!, /warning from applied updates/);
+    const reason = s.reasons.find((r) => r.id === `location:${card.locationId}`)!;
+    assert.equal(reason.light, 'red');
+    assert.match(reason.text, /arrived again with different content/);
+    // A red pause (updates held) stays first among the red lines, as it was put there.
+    const held = assessSeverity(state({ paused: true, locations: [loc({ conflicts: 1, waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042)] })] }), fmt);
+    assert.match(held.locations[0]!.lines[0]!, /1 update is held and not on the till/);
+    assert.match(held.locations[0]!.lines[1]!, /arrived again with different content/);
+  });
+
   it('turns red while the agent cannot be reached, says since when, and disables every action', () => {
     const s = assessSeverity(state({ reachable: false, unreachableSince: '2027-01-04T09:58:00Z', unreachableWhy: 'no answer' }), fmt);
     assert.equal(s.light, 'red');
