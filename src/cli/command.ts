@@ -57,6 +57,11 @@ export interface Command {
   readonly optionHelp?: Readonly<Record<string, string>>;
   /** How many positional arguments after the name (min, max). */
   readonly positionals?: readonly [number, number];
+  /**
+   * Checks the arguments alone (UsageError), before the data folder is looked at: a mistyped
+   * argument is named as such whatever the folder holds.
+   */
+  check?(ctx: CommandContext): void;
   run(ctx: CommandContext): Promise<number> | number;
 }
 

@@ -270,6 +270,7 @@ export async function run(rawArgv: readonly string[]): Promise<number> {
     const ctx = makeContext(positionals, parsed.values);
     // Hints this command prints (`Run: pos-sync-agent ...`) carry the --config it needs to reach this site.
     setInvocationConfigArgument(configArgument(ctx.site(), { exists: (file) => fs.existsSync(file), machineTrusted: () => machineConfigTrusted() }));
+    command.check?.(ctx);
     checkSite(ctx, command.name, dataUseOf(command));
     return await command.run(ctx);
   } catch (err) {

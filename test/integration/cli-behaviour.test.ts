@@ -118,6 +118,30 @@ describe('the CLI process', () => {
     assert.match(text.stdout, /^Data folder: .*\/data \(configuration: .*config\.json \(--config\)\)\n$/);
   });
 
+  it('names a mistyped argument before it looks at the data folder, whatever the folder holds', () => {
+    // A folder with no data: reading it, or changing it through a configuration found by default,
+    // would be refused; a usage error is still named first (exit 2), and the folder is not created.
+    const dir = tempDir();
+    const empty = path.join(dir, 'nothing-here');
+    const config = writeConfig(dir, { dataDir: empty });
+    const cases: { args: string[]; message: RegExp }[] = [
+      { args: ['force-apply', 'not-a-name', '--reason', 'x'], message: /LOCATION:SEQUENCE/ },
+      { args: ['force-apply', '3021:1043'], message: /--reason is required/ },
+      { args: ['resolve-conflict', '3021:1043', '--keep', 'both', '--reason', 'why not'], message: /--keep takes first, later or #N/ },
+      { args: ['lookup', '--plu', '4242', '--date', '26/11/2026'], message: /--date takes YYYY-MM-DD/ },
+      { args: ['pause', '--reason', ' '], message: /--reason takes a text/ },
+      { args: ['staff', 'purge'], message: /add --yes to confirm/ },
+    ];
+    for (const c of cases) {
+      const r = cli(['--json', ...c.args, '--config', config]);
+      assert.equal(r.status, 2, `${c.args.join(' ')}: ${r.stderr}`);
+      const error = (JSON.parse(r.stderr) as { error: { id: string; message: string } }).error;
+      assert.equal(error.id, 'usage', c.args.join(' '));
+      assert.match(error.message, c.message);
+    }
+    assert.equal(fs.existsSync(empty), false, 'nothing was created');
+  });
+
   it('prints --version, one command\'s help, and never echoes the rest of an unknown line (point 9)', () => {
     const version = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     const v = cli(['--version']);

@@ -86,11 +86,16 @@ export const resolveConflictCommand: Command = {
   usage: "LOCATION:SEQUENCE --keep first|later|'#N' --reason TEXT",
   options: { keep: { type: 'string' }, reason: { type: 'string' } },
   positionals: [1, 1],
-  async run(ctx) {
+  check(ctx) {
+    if (!parseUpdateName(ctx.args[0]!)) throw new UsageError(UPDATE_NAME_HELP);
     const keep = ctx.values.keep;
     if (typeof keep !== 'string' || !/^(first|later|#\d+)$/.test(keep)) throw new UsageError('--keep takes first, later or #N (the inbox number `conflicts` shows)');
     const reason = ctx.values.reason;
     if (typeof reason !== 'string' || reason.trim().length < 3) throw new UsageError('--reason is required (at least 3 characters): it goes into the audit log');
+  },
+  async run(ctx) {
+    const keep = ctx.values.keep as string;
+    const reason = ctx.values.reason as string;
     const resolution = withCore(ctx, (core) => {
       const named = nameArgument(core, ctx.args[0]!);
       const conflict = conflictNamed(core.agentDb, named.locationId, named.changeSequence);

@@ -236,8 +236,10 @@ export const staffPurge: Command = {
   summary: 'delete every cached staff record (personal data) from this computer',
   usage: '--yes',
   options: { yes: { type: 'boolean' } },
-  run(ctx) {
+  check(ctx) {
     if (ctx.values.yes !== true) throw new UsageError('staff purge deletes all cached staff data; add --yes to confirm');
+  },
+  run(ctx) {
     // Needs no employee interface: a site that stopped using staff lookups (the `employees` section
     // removed) still holds what was cached before, and must be able to erase it.
     const config = ctx.config();

@@ -185,11 +185,14 @@ function pauseCommand(paused: boolean): Command {
       : 'apply updates again, starting with what arrived while paused',
     usage: '[--reason TEXT]',
     options: { reason: { type: 'string' } },
+    check(ctx) {
+      const rawReason = ctx.values.reason;
+      if (rawReason !== undefined && (typeof rawReason !== 'string' || rawReason.trim() === '' || rawReason.length > 500)) throw new UsageError('--reason takes a text of 1 to 500 characters');
+    },
     async run(ctx) {
       const config = ctx.config();
       const actor = operatorName();
       const rawReason = ctx.values.reason;
-      if (rawReason !== undefined && (typeof rawReason !== 'string' || rawReason.trim() === '' || rawReason.length > 500)) throw new UsageError('--reason takes a text of 1 to 500 characters');
       const reason = typeof rawReason === 'string' ? rawReason.trim() : null;
       const change = await runChange<PauseState & { changed: boolean }>({
         dataDir: config.dataDir,
@@ -320,11 +323,16 @@ export const lookup: Command = {
   summary: 'what the till will charge for a PLU (and when it is available), from the POS views',
   usage: '--plu P [--location L] [--date YYYY-MM-DD]',
   options: { plu: { type: 'string' }, location: { type: 'string' }, date: { type: 'string' } },
-  run(ctx) {
+  check(ctx) {
     const plu = ctx.values.plu;
     if (typeof plu !== 'string' || plu.trim() === '') throw new UsageError('--plu is required');
     const date = ctx.values.date;
     if (date !== undefined && !isIsoDate(date)) throw new UsageError('--date takes YYYY-MM-DD');
+    optionalInteger(ctx, 'location');
+  },
+  run(ctx) {
+    const plu = ctx.values.plu as string;
+    const date = ctx.values.date;
     const locationId = optionalInteger(ctx, 'location');
     return withCore(ctx, (core) => {
       const answer = core.lookup(plu, { locationId, date: (date as string | undefined) ?? null });
@@ -354,11 +362,14 @@ export const forceApply: Command = {
   usage: 'LOCATION:SEQUENCE --reason TEXT',
   options: { reason: { type: 'string' } },
   positionals: [1, 1],
-  async run(ctx) {
-    const name = parseUpdateName(ctx.args[0]!);
-    if (!name) throw new UsageError(UPDATE_NAME_HELP);
+  check(ctx) {
+    if (!parseUpdateName(ctx.args[0]!)) throw new UsageError(UPDATE_NAME_HELP);
     const reason = ctx.values.reason;
     if (typeof reason !== 'string' || reason.trim() === '') throw new UsageError('--reason is required: it goes into the audit log');
+  },
+  async run(ctx) {
+    const name = parseUpdateName(ctx.args[0]!)!;
+    const reason = ctx.values.reason as string;
     const config = ctx.config();
     const actor = operatorName();
     // The name (LOCATION:SEQUENCE, #N) is resolved here, read-only; the change itself is handed over.
