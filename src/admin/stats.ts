@@ -1,4 +1,4 @@
-import { todayIn } from '../domain/dates';
+import { addDays, todayIn } from '../domain/dates';
 import { preparedStatement, type Db } from '../store/database';
 
 export interface DailyStats {
@@ -16,9 +16,11 @@ export interface DailyStats {
  * window (indexed by received_at), so the cost does not grow with history.
  */
 export function dailyStats(db: Db, days: number, timeZone: string, now: Date = new Date()): DailyStats {
-  const dayList: string[] = [];
-  for (let i = days - 1; i >= 0; i--) dayList.push(todayIn(timeZone, new Date(now.getTime() - i * 86_400_000)));
-  const uniqueDays = [...new Set(dayList)];
+  // Calendar days back from today: a day is not always 24 hours (clock changes), so stepping back a
+  // fixed period from now skips a day or names one twice in the hour after midnight.
+  const today = todayIn(timeZone, now);
+  const uniqueDays: string[] = [];
+  for (let i = days - 1; i >= 0; i--) uniqueDays.push(addDays(today, -i));
   // A day of slack either side covers timezone offsets; rows outside the listed days are dropped below.
   const since = new Date(now.getTime() - (days + 1) * 86_400_000).toISOString();
   const rows = db

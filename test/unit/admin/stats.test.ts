@@ -43,4 +43,23 @@ describe('dailyStats', () => {
       db.close();
     }
   });
+
+  it('lists every calendar day across a clock change, in the hour after midnight too', () => {
+    const dir = tempDir();
+    const db = openDatabase(storeFilePath(dir, 'agent'), { kind: 'agent' });
+    try {
+      db.prepare("INSERT INTO deliveries (received_at, source, body_bytes, inbox_id, outcome, http_status) VALUES (?, 'webhook', 10, NULL, 'rejected', 400)").run('2027-03-28T10:00:00Z');
+      // 00:30 BST on Monday 29 March 2027: the clocks went forward on Sunday 28 March.
+      const spring = dailyStats(db, 3, 'Europe/London', new Date('2027-03-28T23:30:00Z'));
+      assert.deepEqual(spring.days, ['2027-03-27', '2027-03-28', '2027-03-29']);
+      assert.deepEqual(spring.rejected, [0, 1, 0]);
+      // 23:30 GMT on Sunday 31 October 2027, the day the clocks went back: 14 days, none twice.
+      const autumn = dailyStats(db, 14, 'Europe/London', new Date('2027-10-31T23:30:00Z'));
+      assert.equal(autumn.days.length, 14);
+      assert.equal(autumn.days[13], '2027-10-31');
+      assert.equal(autumn.days[0], '2027-10-18');
+    } finally {
+      db.close();
+    }
+  });
 });
