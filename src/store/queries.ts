@@ -114,6 +114,11 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
 
 /** Why an update will never be applied, in a manager's words (from the note the applier left). */
 function notAppliedWhy(state: 'stale' | 'superseded', note: string | null, lastApplied: number | null): string {
+  // A copy dropped by resolve-conflict (store/conflicts.ts): the update itself goes on with the kept copy.
+  const resolved = note?.match(/^conflict resolved by (.*): kept #(\d+) \((.*)\)$/s);
+  if (state === 'superseded' && resolved) {
+    return `this copy differed from the one kept, #${resolved[2]}, which is the update's content (conflict resolved by ${resolved[1]}: ${resolved[3]})`;
+  }
   if (state === 'superseded') return note?.replace(/^skipped by force-apply of ChangeSequence (\d+)$/, 'skipped when update $1 was force-applied') ?? 'skipped by a force-apply';
   const m = note?.match(/^not newer than the applied ChangeSequence (\d+)$/);
   return m

@@ -44,6 +44,10 @@ describe('conflicting redeliveries', () => {
       assert.deepEqual(kept, { name: '50:1', kept: first.inboxId, dropped: [later.inboxId], keptState: 'applied' });
       assert.equal(core.status()[0]!.conflicts, 0);
       assert.deepEqual(listConflicts(core.agentDb), []);
+      // The dropped copy is listed as not applied, in words that do not say the update itself is not.
+      const [dropped] = core.status()[0]!.notApplied;
+      assert.equal(dropped!.inboxId, later.inboxId);
+      assert.equal(dropped!.why, `this copy differed from the one kept, #${first.inboxId}, which is the update's content (conflict resolved by ops@pc: support: the first is right)`);
       const [record] = audit(core);
       assert.equal(record!.action, 'resolve-conflict');
       assert.deepEqual(JSON.parse(record!.details), { locationId: 50, changeSequence: 1, kept: first.inboxId, dropped: [later.inboxId], reason: 'support: the first is right' });
