@@ -3,13 +3,21 @@ import { addDays, LAST_DATE, toDayNumber, type IsoDate } from './dates';
 /**
  * A value that holds over an inclusive date range. A key's ranges never overlap.
  * `id` is the storage row id of a range that already exists; ranges this module creates have none,
- * which is how the store tells rows to keep from rows to write.
+ * which is how the store tells rows to keep from rows to write. `source` is the update that set the
+ * value, when known: the pieces left of a range that a later one trims keep it, so what is written
+ * for them still names the update that caused their value (the till writer's source_inbox_id).
  */
 export interface DatedValue<V> {
   readonly id?: number;
   readonly from: IsoDate;
   readonly to: IsoDate;
   readonly value: V;
+  readonly source?: number;
+}
+
+/** A piece of `range` over other dates: its value and source, without its row id. */
+function pieceOf<V>(range: DatedValue<V>, from: IsoDate, to: IsoDate): DatedValue<V> {
+  return range.source === undefined ? { from, to, value: range.value } : { from, to, value: range.value, source: range.source };
 }
 
 export type Equals<V> = (a: V, b: V) => boolean;
@@ -28,10 +36,10 @@ export function overlay<V>(existing: readonly DatedValue<V>[], incoming: DatedVa
       pieces.push(range);
       continue;
     }
-    if (range.from < incoming.from) pieces.push({ from: range.from, to: addDays(incoming.from, -1), value: range.value });
-    if (range.to > incoming.to) pieces.push({ from: addDays(incoming.to, 1), to: range.to, value: range.value });
+    if (range.from < incoming.from) pieces.push(pieceOf(range, range.from, addDays(incoming.from, -1)));
+    if (range.to > incoming.to) pieces.push(pieceOf(range, addDays(incoming.to, 1), range.to));
   }
-  pieces.push({ from: incoming.from, to: incoming.to, value: incoming.value });
+  pieces.push(pieceOf(incoming, incoming.from, incoming.to));
   pieces.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
   return mergeTouching(pieces, equals);
 }
@@ -44,7 +52,7 @@ export function overlayAll<V>(existing: readonly DatedValue<V>[], incoming: read
   // it against the general path) without re-sorting the key's ranges once per element.
   // Ranges that carry a row id are copied without it (diffRanges writes what has none); others are
   // taken as they are.
-  if (existing.length === 0 && sortedApart(incoming)) return mergeTouching(incoming.map((r) => (r.id === undefined ? r : { from: r.from, to: r.to, value: r.value })), equals);
+  if (existing.length === 0 && sortedApart(incoming)) return mergeTouching(incoming.map((r) => (r.id === undefined ? r : pieceOf(r, r.from, r.to))), equals);
   let current: DatedValue<V>[] = [...existing];
   for (const range of incoming) current = overlay(current, range, equals);
   return current;
@@ -66,7 +74,9 @@ function mergeTouching<V>(sorted: DatedValue<V>[], equals: Equals<V>): DatedValu
     const last = out[out.length - 1];
     // Day numbers, not addDays: this runs for every element of a publication and builds no string.
     if (last && last.to !== LAST_DATE && toDayNumber(range.from) === toDayNumber(last.to) + 1 && equals(last.value, range.value)) {
-      out[out.length - 1] = { from: last.from, to: range.to, value: last.value };
+      // The merged range's value is the earlier piece's, and so is its source: where the value
+      // starts is where it changed.
+      out[out.length - 1] = pieceOf(last, last.from, range.to);
     } else {
       out.push(range);
     }

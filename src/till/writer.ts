@@ -16,10 +16,10 @@ export const CHANGE_FEED_RETENTION_DAYS = 30;
  * item_id, date_to, key) bounded by date_to (till migration 005), so an apply reads the key's ranges
  * from the window on, never the history before it (test/integration/date-bounded-plans.test.ts).
  */
-export const SELECT_PRICES_SQL = `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency
+export const SELECT_PRICES_SQL = `SELECT id, date_from, date_to, price_model, tax_code, tax_rate, sell_price_minor, sell_price, currency, source_inbox_id
   FROM price_ranges WHERE location_id = ? AND item_id = ? AND tariff_name = ? AND date_to >= ? AND date_from <= ?
   ORDER BY date_from`;
-export const SELECT_AVAILABILITY_SQL = `SELECT id, date_from, date_to, status FROM availability_ranges
+export const SELECT_AVAILABILITY_SQL = `SELECT id, date_from, date_to, status, source_inbox_id FROM availability_ranges
   WHERE location_id = ? AND item_id = ? AND meal_period = ? AND date_to >= ? AND date_from <= ? ORDER BY date_from`;
 
 /** A price range row's value columns as the till file stores them (also read by till/changes.ts). */
@@ -33,6 +33,7 @@ export interface PriceRow {
   sell_price_minor: number;
   sell_price: string;
   currency: string;
+  source_inbox_id: number;
 }
 
 interface AvailabilityRow {
@@ -40,6 +41,7 @@ interface AvailabilityRow {
   date_from: IsoDate;
   date_to: IsoDate;
   status: AvailabilityStatus;
+  source_inbox_id: number;
 }
 
 function groupBy<T>(values: readonly T[], key: (v: T) => string): Map<string, T[]> {
@@ -183,6 +185,7 @@ export class MenuWriter {
             id: r.id,
             from: r.date_from,
             to: r.date_to,
+            source: r.source_inbox_id,
             value: {
               priceModel: r.price_model,
               taxCode: r.tax_code,
@@ -200,7 +203,8 @@ export class MenuWriter {
         for (const id of remove) this.deletePrice.run(id);
         for (const r of add) {
           const v = r.value;
-          this.insertPrice.run(location, item.itemId, tariff, r.from, r.to, v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency, inboxId);
+          // A piece left of a stored range keeps the update that set its value; what this update sent is its own.
+          this.insertPrice.run(location, item.itemId, tariff, r.from, r.to, v.priceModel, v.taxCode, v.taxRate, v.sellPriceMinor, v.sellPrice, v.currency, r.source ?? inboxId);
           crashPoint('apply-row');
         }
         rowsWritten += add.length;
@@ -209,13 +213,13 @@ export class MenuWriter {
 
       for (const [mealPeriod, incoming] of groupBy(item.availability, (a) => a.mealPeriod)) {
         const before: DatedValue<AvailabilityStatus>[] = (mustRead ? rangesIn((from, to) => this.selectAvailability.all(location, item.itemId, mealPeriod, from, to), windows(incoming)) : [])
-          .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status }));
+          .map((r) => ({ id: r.id, from: r.date_from, to: r.date_to, value: r.status, source: r.source_inbox_id }));
         const after = overlayAll(before, incoming.map((a) => ({ from: a.from, to: a.to, value: a.status })), (a, b) => a === b);
         const { remove, add } = diffRanges(before, after);
         if (sameRanges(before, remove, add, (a, b) => a === b)) continue;
         for (const id of remove) this.deleteAvailability.run(id);
         for (const r of add) {
-          this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, inboxId);
+          this.insertAvailability.run(location, item.itemId, mealPeriod, r.from, r.to, r.value, r.source ?? inboxId);
           crashPoint('apply-row');
         }
         rowsWritten += add.length;

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AgentCore } from '../../src/core';
+import { silentLogger } from '../../src/log';
+import { item, price, schedule, tempDir, testConfig, update } from '../helpers/fixtures';
+
+/**
+ * A range's source_inbox_id names the update that set its value (Coming up's and `changes`' "caused
+ * by"): when a later update changes some days of a range, the pieces left on either side keep the
+ * earlier update, and only the days it sent name the later one.
+ */
+describe('the update that caused each range', () => {
+  it('keeps the earlier update on the pieces a later one leaves of its range', () => {
+    const core = new AgentCore(testConfig({ dataDir: tempDir() }), silentLogger);
+    try {
+      const store = (body: Record<string, unknown>): number => {
+        const { outcome } = core.importPayload(Buffer.from(JSON.stringify(body)), 'tester');
+        assert.equal(outcome.kind, 'stored');
+        return (outcome as unknown as { inboxId: number }).inboxId;
+      };
+      const first = store(update(61, 1, 0, [item(2002, 2002, [price('2026-11-01', '2026-12-31', 'Eat In', '11.50')], [schedule('2026-11-01', '2026-12-31', 'Lunch')])]));
+      const second = store(update(61, 2, 1, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '12.00')], [schedule('2026-11-28', '2026-11-28', 'Lunch', 'UNAVAILABLE')])]));
+      assert.deepEqual(core.status()[0]!.lastChangeSequence, 2);
+      const prices = core.tillDb
+        .prepare<[], { date_from: string; date_to: string; sell_price: string; source_inbox_id: number }>('SELECT date_from, date_to, sell_price, source_inbox_id FROM price_ranges ORDER BY date_from')
+        .all();
+      assert.deepEqual(prices, [
+        { date_from: '2026-11-01', date_to: '2026-11-26', sell_price: '11.50', source_inbox_id: first },
+        { date_from: '2026-11-27', date_to: '2026-11-27', sell_price: '12.00', source_inbox_id: second },
+        { date_from: '2026-11-28', date_to: '2026-12-31', sell_price: '11.50', source_inbox_id: first },
+      ]);
+      const meals = core.tillDb
+        .prepare<[], { date_from: string; date_to: string; status: string; source_inbox_id: number }>('SELECT date_from, date_to, status, source_inbox_id FROM availability_ranges ORDER BY date_from')
+        .all();
+      assert.deepEqual(meals, [
+        { date_from: '2026-11-01', date_to: '2026-11-27', status: 'AVAILABLE', source_inbox_id: first },
+        { date_from: '2026-11-28', date_to: '2026-11-28', status: 'UNAVAILABLE', source_inbox_id: second },
+        { date_from: '2026-11-29', date_to: '2026-12-31', status: 'AVAILABLE', source_inbox_id: first },
+      ]);
+      // Sent again with the first value, the changed day merges back into the first update's range.
+      store(update(61, 3, 2, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '11.50')])]));
+      assert.deepEqual(
+        core.tillDb.prepare<[], { date_from: string; date_to: string; source_inbox_id: number }>('SELECT date_from, date_to, source_inbox_id FROM price_ranges ORDER BY date_from').all(),
+        [{ date_from: '2026-11-01', date_to: '2026-12-31', source_inbox_id: first }],
+      );
+    } finally {
+      core.close();
+    }
+  });
+});
