@@ -1,4 +1,4 @@
-import { errorText, get, send } from './api';
+import { ApiError, errorText, get, send } from './api';
 import { ago, clockTime, h, replace, shortTime, toast } from './dom';
 
 // The staff lookups' own JSON types (src/employees/model.ts is type-only and import-free).
@@ -311,7 +311,13 @@ export class StaffView {
       const r = await get<{ accrual: Accrual | null }>(`/api/staff/${employeeId}/accrual`, { refresh: 1 });
       replace(target, r.accrual ? this.accrualBlock(r.accrual) : h('p', { class: 'muted' }, 'The employee service has no holiday record for this person.'));
     } catch (err) {
-      replace(target, h('p', { class: 'error' }, `Could not get the balance: ${errorText(err)}`));
+      // The employee service's failure in a manager's words, its technical text one click away (as the banner).
+      const technical = err instanceof ApiError && err.id.startsWith('employee_api_') ? err.message : null;
+      replace(
+        target,
+        h('p', { class: 'error' }, technical === null ? `Could not get the balance: ${errorText(err)}` : `Could not get the balance. ${plainServiceProblem(technical)}`),
+        technical === null ? null : h('details', { class: 'tech' }, h('summary', {}, 'Technical details'), h('code', {}, technical)),
+      );
     }
     button.disabled = false;
   }

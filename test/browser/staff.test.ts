@@ -110,6 +110,14 @@ describe('staff lookup in Chromium', { timeout: 120_000 }, async () => {
     await page.locator('#staff-results button', { hasText: 'Łukasz Wiśniewski' }).click();
     await page.locator('#staff-name', { hasText: 'Łukasz Wiśniewski' }).waitFor();
     assert.match(await page.locator('#staff-card').innerText(), /IR35 \(off-payroll\)\s+Yes/);
+    // A balance never fetched, with the service gone: plain words, the technical text folded away.
+    await page.getByRole('button', { name: 'Get current holiday balance' }).click();
+    await page.locator('#staff-accrual .error').waitFor({ timeout: 15_000 });
+    const unfetched = await page.locator('#staff-accrual').innerText();
+    assert.match(unfetched, /^Could not get the balance\. Nothing answered at the employee service’s address/);
+    assert.doesNotMatch(unfetched, /ECONNREFUSED|\/organisations\/|GET /, 'no endpoint or error code in view');
+    await page.locator('#staff-accrual summary', { hasText: 'Technical details' }).click();
+    assert.match(await page.locator('#staff-accrual details code').innerText(), /ECONNREFUSED/);
     await page.screenshot({ path: path.join(ARTIFACTS, '10-staff-offline.png') });
     assert.deepEqual(errors, []);
   });
