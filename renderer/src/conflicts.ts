@@ -89,7 +89,10 @@ export class ConflictsView {
       parts.push(part);
     }
     for (const key of [...this.built.keys()]) if (!keys.has(key)) this.built.delete(key);
-    replace(this.element, ...parts);
+    // The same comparisons in the same order stay where they are: put back, they would lose focus
+    // (a "Keep …" button a person tabbed to) at every refresh.
+    const same = parts.length === this.element.children.length && parts.every((p, i) => this.element.children[i] === p);
+    if (!same) replace(this.element, ...parts);
   }
 
   private async build(c: Conflict): Promise<HTMLElement> {

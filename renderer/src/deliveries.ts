@@ -1,6 +1,7 @@
 import { prettyJson } from '../../src/domain/json-pretty';
 import { errorText, get, getText, send } from './api';
-import { bytes, confirmDialog, fullTime, h, replace, shortTime, textDialog, toast } from './dom';
+import { bytes, confirmDialog, fullTime, h, shortTime, textDialog, toast } from './dom';
+import { keepPlace } from './keep-place';
 import type { DeliveryRow } from './types';
 
 const RESULT_TEXT: Record<DeliveryRow['result'], string> = {
@@ -52,13 +53,11 @@ export class DeliveriesView {
     );
   }
 
+  /** Updates the rows in place (keep-place.ts): a new delivery does not move focus, e.g. from a View button. */
   async refresh(): Promise<void> {
     const { deliveries } = await get<{ deliveries: DeliveryRow[] }>('/api/deliveries', { limit: 100 });
-    if (deliveries.length === 0) {
-      replace(this.tableBody, h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No deliveries yet.')));
-      return;
-    }
-    replace(this.tableBody, ...deliveries.map((d) => this.row(d)));
+    const rows = deliveries.length === 0 ? [h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No deliveries yet.'))] : deliveries.map((d) => this.row(d));
+    keepPlace(this.tableBody, h('tbody', {}, ...rows));
   }
 
   private row(d: DeliveryRow): HTMLTableRowElement {
@@ -70,7 +69,7 @@ export class DeliveriesView {
     const payloadId = d.inboxId ?? d.quarantineId;
     return h(
       'tr',
-      { 'data-result': d.result },
+      { 'data-result': d.result, 'data-key': `delivery-${d.id}` },
       h('td', {}, h('time', { datetime: d.receivedAt, title: fullTime(d.receivedAt) }, shortTime(d.receivedAt))),
       h('td', {}, d.locationId === null ? '—' : String(d.locationId)),
       h('td', {}, d.changeSequence === null ? '—' : String(d.changeSequence)),

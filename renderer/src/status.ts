@@ -6,6 +6,7 @@ import { ConflictsView } from './conflicts';
 import { ago, byId, confirmDialog, fullTime, h, replace, shortTime, toast, type Child } from './dom';
 import type { StatusLocation, StatusResponse } from './types';
 import { cliCommand } from './cli';
+import { keepPlace, setText } from './keep-place';
 
 const LIGHT_LABEL: Record<Light, string> = { green: 'Up to date', amber: 'Check', red: 'Attention' };
 
@@ -31,14 +32,15 @@ export function renderHeader(status: StatusResponse, summary: Summary): void {
   byId('summary-light').className = `light light-${summary.light}`;
   const label = byId('summary-label');
   label.className = `badge badge-${summary.light}`;
-  label.textContent = summary.label;
+  // The summary is a live region: the same words written again would be announced again.
+  setText(label, summary.label);
   const text = byId('summary-text');
-  text.textContent = summary.headline;
+  setText(text, summary.headline);
   // The headline can be long (an operations problem comes first); the whole of it stays readable on hover.
   text.title = summary.reasons.map((r) => r.text).join('\n') || summary.headline;
   document.documentElement.dataset.light = summary.light;
   const pause = byId<HTMLButtonElement>('pause-button');
-  pause.textContent = status.paused ? 'Resume applying' : 'Pause applying';
+  setText(pause, status.paused ? 'Resume applying' : 'Pause applying');
   pause.setAttribute('aria-pressed', String(status.paused));
 }
 
@@ -75,7 +77,7 @@ function alertBanners(alerts: readonly OperationsAlert[], openOperations: () => 
       const titleId = `alert-${a.id}-title`;
       return h(
         'section',
-        { class: `alert alert-${kind}`, 'data-alert': a.id, 'aria-labelledby': titleId },
+        { class: `alert alert-${kind}`, 'data-alert': a.id, 'data-key': `alert-${a.id}`, 'aria-labelledby': titleId },
         h('h2', { id: titleId }, a.light ? lightBadge(a.light) : h('span', { class: 'badge' }, 'Note'), ' ', a.title),
         h('p', {}, a.text),
         a.details && a.details.length > 0 ? h('ul', { class: 'alert-details' }, ...a.details.map((d) => h('li', {}, d))) : null,
@@ -122,9 +124,12 @@ function refusalLine(status: StatusResponse): HTMLElement {
 }
 /** One per window: it keeps the comparisons it built, so a refresh does not fetch both bodies again. */
 let conflictsView: ConflictsView | null = null;
+/** The locations as last shown: a button kept across refreshes acts on these, not on what it was built with. */
+let shownLocations = new Map<number, StatusLocation>();
 
 export function renderStatus(container: HTMLElement, status: StatusResponse, summary: Summary, refresh: () => void, openOperations: () => void = () => undefined): void {
   conflictsView ??= new ConflictsView(refresh);
+  shownLocations = new Map(status.locations.map((l) => [l.locationId, l]));
   void conflictsView.update(status.locations.some((l) => l.conflicts > 0));
   const chartHolder = container.querySelector('#chart-section');
   const banners = alertBanners(summary.alerts, openOperations);
@@ -134,17 +139,17 @@ export function renderStatus(container: HTMLElement, status: StatusResponse, sum
   if (status.locations.length === 0 && (status.neverReceived ?? []).length === 0) {
     list.append(h('p', { class: 'empty' }, 'No update has been received yet. Give head office the webhook address shown under Settings.'));
   }
-  // The chart keeps its element across refreshes (uPlot owns it); only the location cards are rebuilt.
+  // A refresh updates what is shown in place (keep-place.ts), so focus, open details and scrolling stay;
+  // the chart keeps its element (uPlot owns it).
   const existing = container.querySelector('#location-cards');
   const refusals = refusalLine(status);
   const reasons = reasonList(summary);
   const progress = progressBar(status);
   if (existing) {
-    container.querySelector('#reasons')?.replaceWith(reasons);
-    container.querySelector('#apply-progress')?.replaceWith(progress);
-    container.querySelector('#ops-alerts')?.replaceWith(banners);
-    existing.replaceWith(list);
-    container.querySelector('#refusals')?.replaceWith(refusals);
+    for (const fresh of [reasons, progress, banners, list, refusals]) {
+      const shown = container.querySelector(`#${fresh.id}`);
+      if (shown) keepPlace(shown, fresh);
+    }
   } else replace(container, h('h1', { class: 'visually-hidden' }, 'Sync status'), reasons, progress, banners, conflictsView.element, list, refusals, chartHolder);
 }
 
@@ -153,7 +158,7 @@ function neverReceivedCard(n: { locationId: number; name: string | null }): HTML
   const headingId = `loc-${n.locationId}`;
   return h(
     'article',
-    { class: 'card card-amber', 'aria-labelledby': headingId, 'data-location': n.locationId, 'data-never-received': 'true' },
+    { class: 'card card-amber', 'aria-labelledby': headingId, 'data-location': n.locationId, 'data-key': `location-${n.locationId}`, 'data-never-received': 'true' },
     h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel({ locationId: n.locationId, locationName: n.name })), lightBadge('amber', 'Nothing received')),
     h('ul', { class: 'lines' }, h('li', {}, 'Configured for this site, but head office has never sent an update for it. Check that head office sends to this LocationID.')),
   );
@@ -193,7 +198,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
       ? null
       : h(
           'details',
-          { class: 'waiting', ...(l.waiting.some(forceable) ? { open: 'open' } : {}) },
+          { class: 'waiting', 'data-key': 'waiting', ...(l.waiting.some(forceable) ? { open: 'open' } : {}) },
           h('summary', {}, `Updates not applied yet (${l.waiting.length})`),
           h(
             'div',
@@ -208,7 +213,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
                 ...l.waiting.slice(0, 50).map((w) =>
                   h(
                     'tr',
-                    { 'data-reason': w.reason },
+                    { 'data-reason': w.reason, 'data-key': formatUpdateName(l.locationId, w.changeSequence) },
                     h('td', {}, String(w.changeSequence)),
                     h('td', {}, `update ${w.parentChangeSequence}`),
                     h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
@@ -232,7 +237,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
       ? null
       : h(
           'details',
-          { class: 'not-applied' },
+          { class: 'not-applied', 'data-key': 'not-applied' },
           h('summary', {}, `Not applied, by design (${l.notAppliedCount})`),
           h('ul', {}, ...l.notApplied.map((n) => h('li', { 'data-update': formatUpdateName(l.locationId, n.changeSequence) }, h('strong', {}, `Update ${n.changeSequence}`), ` (received ${shortTime(n.receivedAt)}): ${n.why}`))),
         );
@@ -241,14 +246,14 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
       ? null
       : h(
           'details',
-          { class: 'warnings' },
+          { class: 'warnings', 'data-key': 'warnings' },
           h('summary', {}, `${l.warnings} warning${l.warnings === 1 ? '' : 's'} from applied updates`),
           h('ul', {}, ...l.recentWarnings.map((w) => h('li', {}, h('strong', {}, `Update ${w.changeSequence}, ${w.path}: `), w.message))),
           h('button', { type: 'button', class: 'secondary small action', onclick: () => void acknowledge(l, refresh) }, 'Mark warnings as seen'),
         );
   return h(
     'article',
-    { class: `card card-${s.light}`, 'aria-labelledby': headingId, 'data-location': l.locationId, 'data-site-role': l.siteRole },
+    { class: `card card-${s.light}`, 'aria-labelledby': headingId, 'data-location': l.locationId, 'data-key': `location-${l.locationId}`, 'data-site-role': l.siteRole },
     h('header', { class: 'card-head' }, h('h2', { id: headingId }, locationLabel(l)), lightBadge(s.light, s.label)),
     lines,
     facts,
@@ -258,7 +263,8 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
   );
 }
 
-async function forceApply(l: StatusLocation, changeSequence: number, refresh: () => void): Promise<void> {
+async function forceApply(builtWith: StatusLocation, changeSequence: number, refresh: () => void): Promise<void> {
+  const l = shownLocations.get(builtWith.locationId) ?? builtWith;
   // The one name of an update (LOCATION:SEQUENCE), the same the CLI takes and support quotes.
   const name = formatUpdateName(l.locationId, changeSequence);
   const answer = await confirmDialog({
