@@ -152,6 +152,13 @@ export const AckWarningsReply = z.object({ acknowledged: z.number().int().nonneg
 export const PausedReply = z.object({ paused: z.boolean(), changed: z.boolean(), changedAt: z.string().nullable(), changedBy: z.string().nullable() });
 export const PingReply = z.object({ pid: z.number().int(), dataDir: z.string() });
 
+/**
+ * GET /webhook-listener: where the agent's webhook receiver listens (its URL, path included; null while
+ * it does not), with the agent's pid. `dev publisher` asks it before it sends the webhook token it read
+ * from this data folder, which goes to this agent's own listener only (cli/commands/dev-publisher.ts).
+ */
+export const WebhookListenerReply = z.object({ pid: z.number().int(), url: z.string().nullable() });
+
 /** GET /progress: the apply under way (an import prints it as a progress line on a terminal). */
 export const ProgressReply = z.object({
   applying: z.object({ locationId: z.number(), changeSequence: z.number(), inboxId: z.number(), done: z.number(), total: z.number() }).nullable(),

@@ -14,7 +14,7 @@ import { pauseState } from '../store/operations-state';
 import { controlAccessRoutes } from './control-access';
 import { writeFileExclusive } from '../files/exclusive-write';
 import { controlSecretRoutes } from './control-secrets';
-import { ACTOR_HEADER, AckWarningsBody, CONTROL_SOCKET_FILE, ForceApplyBody, PausedBody, actorSchema, controlEndpoint, namesSocket, newControlPipe, newControlSocketDir } from './control-protocol';
+import { ACTOR_HEADER, AckWarningsBody, CONTROL_SOCKET_FILE, ForceApplyBody, PausedBody, WebhookListenerReply, actorSchema, controlEndpoint, namesSocket, newControlPipe, newControlSocketDir } from './control-protocol';
 
 /**
  * The agent's end of the control channel (control-protocol.ts): the CLI's data-changing commands
@@ -46,6 +46,11 @@ export function createControlApp(agent: Agent, log: Logger): (req: http.Incoming
 
   app.get('/ping', (_req, res) => {
     sendJson(res, 200, { pid: process.pid, dataDir: agent.config.dataDir });
+  });
+
+  app.get('/webhook-listener', (_req, res) => {
+    const reply: z.infer<typeof WebhookListenerReply> = { pid: process.pid, url: agent.webhook?.url ?? null };
+    sendJson(res, 200, reply);
   });
 
   app.get('/progress', (_req, res) => {

@@ -1,10 +1,20 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import type { z } from 'zod';
 import { cliCommand } from '../../config/invocation';
 import path from 'node:path';
+import { operatorName } from '../../core';
+import { AppError } from '../../errors';
 import { isLoopbackHost } from '../../http/loopback';
 import { redactor } from '../../log';
 import { writeFileExclusive } from '../../files/exclusive-write';
-import { headlessSecretStore, secretsFileFor } from '../../ops/secrets';
+import { controlEndpoint, WebhookListenerReply } from '../../ops/control-protocol';
+import { dataDirFor, headlessSecretStore, secretsFileFor } from '../../ops/secrets';
+import { ControlClient, reachAgent } from '../control-client';
 import {
   dateOf,
   dayOf,
@@ -20,6 +30,171 @@ import { EXIT, UsageError, type Command, type CommandContext } from '../command'
 
 function isLoopbackUrl(url: string): boolean {
   return isLoopbackHost(new URL(url).hostname);
+}
+
+/** How long the agent has to answer on its control channel, and a connection to open, before an attempt fails. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+/** How long the first check waits for an agent that holds the folder to open its control channel (it is starting). */
+const WAIT_FOR_STARTING_AGENT_MS = 15_000;
+
+type Listener = z.infer<typeof WebhookListenerReply>;
+
+function portOf(url: URL): number {
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+}
+
+/**
+ * Whether a request to `target` reaches the socket the agent listens on at `listening` (its receiver's
+ * URL): the same scheme, port and loopback address. Not a host name (`localhost` too), which may
+ * resolve to another loopback address, nor a listener on every address (0.0.0.0, ::): on another
+ * address, or beside such a listener on some systems, another account may listen on the same port.
+ */
+export function reachesListener(target: URL, listening: URL): boolean {
+  return target.protocol === listening.protocol && portOf(target) === portOf(listening) && target.hostname === listening.hostname && isLoopbackHost(listening.hostname) && listening.hostname !== 'localhost';
+}
+
+/**
+ * The webhook token read from a data folder goes to the agent running on that folder, never to
+ * whatever else listens on the URL's port: with that agent stopped, or listening elsewhere, another
+ * account on the PC may have taken the port, and with the token it could change prices. Where the
+ * agent listens is asked over its control channel, which only the folder's owner can open
+ * (ops/control-protocol.ts).
+ */
+class TokenOwner {
+  private readonly endpoint: string;
+
+  constructor(
+    readonly dataDir: string,
+    readonly url: string,
+    private readonly actor: string,
+  ) {
+    this.endpoint = controlEndpoint(dataDir);
+  }
+
+  /** The one-line refusal: `fact` about the agent, `todo` the way to send to it, if there is one. */
+  refusal(fact: string, todo: string | null): AppError {
+    return new AppError(
+      'token_not_for_url',
+      409,
+      `the webhook token read from ${this.dataDir} is sent only to the agent running on that data folder, and ${fact}: ${todo === null ? 'pass' : `${todo}, or pass`} --token-file FILE to send a token of your choice to ${this.url}`,
+    );
+  }
+
+  /** The reply, if its listener is the URL's; the refusal otherwise. */
+  private check(reply: Listener): Listener {
+    if (reply.url === null) throw this.refusal(`that agent (pid ${reply.pid}) is not listening for webhook calls now`, 'try again once it is');
+    const listening = new URL(reply.url);
+    if (!reachesListener(new URL(this.url), listening)) {
+      // A listener on every address (or another machine's) has no loopback URL that is only the agent's.
+      const own = reachesListener(listening, listening);
+      throw this.refusal(`that agent (pid ${reply.pid}) listens at ${reply.url}${own ? '' : ', not at one loopback address'}`, own ? `publish to ${reply.url}` : null);
+    }
+    return reply;
+  }
+
+  private async ask(client: ControlClient, pid: number | null): Promise<Listener> {
+    try {
+      return await client.request(WebhookListenerReply, { method: 'GET', route: '/webhook-listener' });
+    } catch (err) {
+      const why = err instanceof AppError ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
+      throw pid === null
+        ? this.refusal(`no agent answers on its control channel (${why})`, 'start it')
+        : this.refusal(`that agent (pid ${pid}) does not say where it listens (${why})`, 'run the agent of this version');
+    }
+  }
+
+  /** Before the deliveries: the agent's listener (waiting for one that is starting, as other commands do). */
+  async first(): Promise<Listener> {
+    const agent = await reachAgent(this.dataDir, this.actor, WAIT_FOR_STARTING_AGENT_MS);
+    if (agent === null) throw this.refusal('no agent runs on it', 'start it');
+    return this.check(await this.ask(agent.client, agent.pid));
+  }
+
+  /** The agent's listener now (for each connection). */
+  async now(): Promise<Listener> {
+    return this.check(await this.ask(new ControlClient(this.endpoint, this.actor, CHECK_TIMEOUT_MS), null));
+  }
+
+  /**
+   * A connection for requests that carry the token, handed over only once the agent is known to
+   * have held the URL's port while it opened: asked before it opens and again once it has (TLS
+   * included), the same agent (pid) answers with the same listener, the URL's. An agent listens
+   * before its control channel opens and closes that channel before it stops listening, so the
+   * second answer means it still listened when the connection was accepted, and the first that it
+   * already did.
+   *
+   * What this leaves open: the agent's webhook thread ending unexpectedly, which the agent starts
+   * again on the same port. Until that thread listens again the agent still answers with that
+   * listener, so a connection another program accepted on the port meanwhile passes both questions.
+   */
+  async connection(connect: () => net.Socket, connected: 'connect' | 'secureConnect'): Promise<net.Socket> {
+    const before = await this.now();
+    const socket = connect();
+    let failure: Error | null = null;
+    // Kept after the hand-over (harmless beside http's own): an error before http listens is not unhandled.
+    socket.on('error', (err: Error) => {
+      failure ??= err;
+    });
+    const timer = setTimeout(() => socket.destroy(new Error('timed out')), CHECK_TIMEOUT_MS);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const closed = (): void => reject(failure ?? new Error('connection closed'));
+        socket.once('close', closed);
+        socket.once(connected, () => {
+          socket.off('close', closed);
+          resolve();
+        });
+      });
+      const after = await this.now();
+      if (after.pid !== before.pid || after.url !== before.url) {
+        throw this.refusal(`the agent changed while the connection opened (pid ${before.pid}, then ${after.pid})`, 'try again');
+      }
+      if (socket.destroyed) throw failure ?? new Error('connection closed');
+      return socket;
+    } catch (err) {
+      socket.destroy();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The connections (kept alive) for `runDeliveries`: each opened by `connection`. */
+  connections(secure: boolean): http.Agent {
+    return secure ? new CheckedHttpsAgent(this) : new CheckedHttpAgent(this);
+  }
+}
+
+type OnCreate = (err: Error | null, socket?: Duplex) => void;
+
+function handOver(opening: Promise<net.Socket>, oncreate: OnCreate): undefined {
+  opening.then(
+    (socket) => oncreate(null, socket),
+    (err: Error) => oncreate(err),
+  );
+  return undefined;
+}
+
+/** http.Agent calls `createConnection` for each new connection and waits for `oncreate`. */
+class CheckedHttpAgent extends http.Agent {
+  constructor(private readonly owner: TokenOwner) {
+    super({ keepAlive: true, maxSockets: 64 });
+  }
+
+  createConnection(options: net.NetConnectOpts, oncreate: OnCreate): undefined {
+    return handOver(this.owner.connection(() => net.createConnection(options), 'connect'), oncreate);
+  }
+}
+
+class CheckedHttpsAgent extends https.Agent {
+  constructor(private readonly owner: TokenOwner) {
+    super({ keepAlive: true, maxSockets: 64 });
+  }
+
+  createConnection(options: tls.ConnectionOptions, oncreate: OnCreate): undefined {
+    return handOver(this.owner.connection(() => tls.connect(options), 'secureConnect'), oncreate);
+  }
 }
 
 function integerOption(ctx: CommandContext, name: string, fallback: number, min = 0): number {
@@ -39,9 +214,10 @@ function probabilityOption(ctx: CommandContext, name: string): number {
 
 /**
  * `pos-sync-agent dev publisher`: plays head office against a running agent (this one or another
- * machine's) with generated menu cycle updates. Needs no agent configuration: to an agent on this PC it
- * sends the webhook token that agent made (from its data folder, the default one or --config's), to
- * another the one in --token-file.
+ * machine's) with generated menu cycle updates. Needs no agent configuration: to the agent running on
+ * this PC's data folder (the default one or --config's) it sends the webhook token that agent made,
+ * read from that folder, and only to that agent's own listener (TokenOwner); to any other URL the one
+ * in --token-file.
  */
 export const devPublisher: Command = {
   name: 'dev publisher',
@@ -75,7 +251,7 @@ export const devPublisher: Command = {
     'start-date': 'first day of the generated price and meal-period ranges, YYYY-MM-DD; default a week ago (UTC)',
     days: 'how many days the ranges cover from the start date; default 90',
     origin: 'the Origin header to send (as head office\'s sender would); default none',
-    'token-file': 'a file holding the bearer token to send; default none',
+    'token-file': 'a file holding the bearer token to send; default: to the URL the agent running on this PC\'s data folder listens at, that agent\'s token (read from the folder), otherwise none',
     ca: 'a PEM file with the CA to trust for an https URL; default the system\'s',
     reorder: 'deliver updates out of order (within 4 of each other), as retries do; default in order',
     duplicate: 'send about 20 % of the updates twice; default off',
@@ -97,12 +273,15 @@ export const devPublisher: Command = {
     const startDate = typeof ctx.values['start-date'] === 'string' ? (ctx.values['start-date'] as string) : dateOf(dayOf(todayInZone('UTC')) - 7);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(startDate)) throw new UsageError('--start-date takes YYYY-MM-DD');
     let token: string | null = null;
+    let owner: TokenOwner | null = null;
     const tokenFile = ctx.values['token-file'];
     if (typeof tokenFile === 'string') {
       token = fs.readFileSync(tokenFile, 'utf8').trim();
     } else if (isLoopbackUrl(url)) {
       // An agent on this PC: the webhook token it made at first start (the default data folder, or --config's).
-      token = headlessSecretStore(secretsFileFor({ file: typeof ctx.values.config === 'string' ? ctx.values.config : null })).get('webhook.bearerToken');
+      const site = { file: typeof ctx.values.config === 'string' ? ctx.values.config : null };
+      token = headlessSecretStore(secretsFileFor(site)).get('webhook.bearerToken');
+      if (token !== null) owner = new TokenOwner(dataDirFor(site), url, operatorName());
     }
     if (token !== null) redactor.add(token);
     const ca = typeof ctx.values.ca === 'string' ? fs.readFileSync(ctx.values.ca) : null;
@@ -131,12 +310,22 @@ export const devPublisher: Command = {
       new Prng(seed).fork(99),
     );
     const giveUpSeconds = integerOption(ctx, 'give-up-after', 600, 1);
+    const concurrency = integerOption(ctx, 'concurrency', Math.min(8, locations * 2), 1);
+    // The token read from the data folder: refused here, just before the deliveries, unless the URL is
+    // the listener of the agent running on that folder; then each connection is checked as it opens.
+    if (owner !== null) await owner.first();
+    const connections = owner?.connections(new URL(url).protocol === 'https:');
     if (!ctx.json) ctx.out(`Publishing ${plan.deliveries.length} deliveries for ${locations} locations to ${url} (seed ${seed})...`);
-    const report = await runDeliveries({ url, origin, token, ca, timeoutMs: 120_000 }, plan, {
-      concurrency: integerOption(ctx, 'concurrency', Math.min(8, locations * 2), 1),
-      retry: { baseDelayMs: 500, maxDelayMs: 30_000, factor: 2, deadlineMs: giveUpSeconds * 1000 },
-      seed,
-    });
+    let report: Awaited<ReturnType<typeof runDeliveries>>;
+    try {
+      report = await runDeliveries({ url, origin, token, ca, timeoutMs: 120_000, agent: connections }, plan, {
+        concurrency,
+        retry: { baseDelayMs: 500, maxDelayMs: 30_000, factor: 2, deadlineMs: giveUpSeconds * 1000 },
+        seed,
+      });
+    } finally {
+      connections?.destroy();
+    }
 
     const droppedDir = ctx.values['dropped-dir'];
     const droppedFiles: string[] = [];

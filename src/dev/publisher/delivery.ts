@@ -22,6 +22,8 @@ export interface Endpoint {
   readonly ca?: Buffer | null;
   /** Per-attempt time-out. */
   readonly timeoutMs?: number;
+  /** Makes the connections (one that checks each before a request goes out on it); default a shared keep-alive one. */
+  readonly agent?: http.Agent;
 }
 
 export interface RetryPolicy {
@@ -59,7 +61,7 @@ export function postOnce(endpoint: Endpoint, body: Buffer): Promise<AttemptResul
     const options: https.RequestOptions = {
       method: 'POST',
       headers,
-      agent: endpoint.ca && secure ? undefined : secure ? agents.https : agents.http,
+      agent: endpoint.agent ?? (endpoint.ca && secure ? undefined : secure ? agents.https : agents.http),
       ...(endpoint.ca && secure ? { ca: endpoint.ca } : {}),
       timeout: endpoint.timeoutMs ?? 120_000,
     };

@@ -141,7 +141,10 @@ describe('files written outside the data folder, with links planted by a second 
     const expectOut = path.join(shared, 'expect.json');
     assert.equal(asNobody(['ln', '-s', victim, expectOut]).status, 0);
     // No server listens on port 9: every delivery fails fast; the expectation file is still written.
-    const r = spawnSync(process.execPath, [CLI, 'dev', 'publisher', '--url', 'http://127.0.0.1:9/webhooks/menu-cycles', '--locations', '1', '--updates', '1', '--items', '1', '--give-up-after', '1', '--expect-out', expectOut], {
+    // A token of its own: the default data folder's is sent to no URL but its agent's.
+    const tokenFile = path.join(tempDir(), 'token');
+    fs.writeFileSync(tokenFile, 'a-token\n');
+    const r = spawnSync(process.execPath, [CLI, 'dev', 'publisher', '--url', 'http://127.0.0.1:9/webhooks/menu-cycles', '--token-file', tokenFile, '--locations', '1', '--updates', '1', '--items', '1', '--give-up-after', '1', '--expect-out', expectOut], {
       encoding: 'utf8',
       timeout: 60_000,
     });
