@@ -29,6 +29,12 @@ export interface ValueChange<V> {
   readonly after: V | null;
   /** The update that wrote the range starting here, or, when the value ends, the range ending the day before. */
   readonly source: number;
+  /**
+   * The update that wrote the range ending the day before, when one touches this date: the change
+   * may be that range's end (a closure for two days ends on the third), which the later of the two
+   * updates caused (src/till/changes.ts picks it).
+   */
+  readonly endingSource: number | null;
 }
 
 /**
@@ -57,13 +63,15 @@ export function changesBetween<V>(ranges: readonly KeyedRange<V>[], from: IsoDat
     // The value starts: compare with the day before (the previous range if it touches, else nothing).
     if (r.from >= from && r.from <= to) {
       const before = prev !== null && prev.to !== LAST_DATE && addDays(prev.to, 1) === r.from ? prev.value : null;
-      if (before === null || !equals(before, r.value)) changes.push({ date: r.from, itemId: r.itemId, key: r.key, before, after: r.value, source: r.source });
+      if (before === null || !equals(before, r.value)) {
+        changes.push({ date: r.from, itemId: r.itemId, key: r.key, before, after: r.value, source: r.source, endingSource: before === null ? null : prev!.source });
+      }
     }
     // The value ends with nothing after it (a following range that touches reports itself above).
     if (r.to !== LAST_DATE) {
       const end = addDays(r.to, 1);
       if (end >= from && end <= to && (next === null || next.from !== end)) {
-        changes.push({ date: end, itemId: r.itemId, key: r.key, before: r.value, after: null, source: r.source });
+        changes.push({ date: end, itemId: r.itemId, key: r.key, before: r.value, after: null, source: r.source, endingSource: null });
       }
     }
   }

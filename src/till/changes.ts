@@ -98,6 +98,13 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
         }
         return causes.get(source)!;
       };
+      // A change between two touching ranges: the later of the updates that wrote them caused it (the
+      // one that starts a new value here, or the one whose value ends here), by the chain's order.
+      const causeOfChange = (c: ValueChange<unknown>): ChangeCause | null => {
+        const starting = causeOf(c.source);
+        const ending = c.endingSource === null ? null : causeOf(c.endingSource);
+        return ending !== null && (starting === null || ending.changeSequence > starting.changeSequence) ? ending : starting;
+      };
       const common = (c: ValueChange<unknown>): Pick<UpcomingChange, 'date' | 'locationId' | 'itemId' | 'plu' | 'itemName'> => {
         const info = itemInfo.get(c.itemId);
         return { date: c.date, locationId, itemId: c.itemId, plu: info?.plu ?? '', itemName: info?.item_name ?? '' };
@@ -113,11 +120,11 @@ export function upcomingChanges(till: Db, query: ChangesQuery): UpcomingChanges 
           currency: (c.after ?? c.before)?.currency ?? null,
           taxBefore: c.before ? `${c.before.taxCode} ${c.before.taxRate}%` : null,
           taxAfter: c.after ? `${c.after.taxCode} ${c.after.taxRate}%` : null,
-          cause: causeOf(c.source),
+          cause: causeOfChange(c),
         });
       }
       for (const c of availabilityChanges) {
-        changes.push({ ...common(c), kind: 'availability', tariffName: null, mealPeriod: c.key, before: c.before, after: c.after, currency: null, taxBefore: null, taxAfter: null, cause: causeOf(c.source) });
+        changes.push({ ...common(c), kind: 'availability', tariffName: null, mealPeriod: c.key, before: c.before, after: c.after, currency: null, taxBefore: null, taxAfter: null, cause: causeOfChange(c) });
       }
     }
   })();

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AgentCore } from '../../src/core';
+import type { IsoDate } from '../../src/domain/dates';
 import { silentLogger } from '../../src/log';
+import { upcomingChangesFor } from '../../src/till/changes';
 import { item, price, schedule, tempDir, testConfig, update } from '../helpers/fixtures';
 
 /**
- * A range's source_inbox_id names the update that set its value (Coming up's and `changes`' "caused
- * by"): when a later update changes some days of a range, the pieces left on either side keep the
- * earlier update, and only the days it sent name the later one.
+ * A range's source_inbox_id names the update that set its value: when a later update changes some
+ * days of a range, the pieces left on either side keep the earlier update, and only the days it sent
+ * name the later one. Coming up's and `changes`' "caused by" for a change between two ranges is the
+ * later of the two updates that wrote them.
  */
 describe('the update that caused each range', () => {
   it('keeps the earlier update on the pieces a later one leaves of its range', () => {
@@ -37,8 +40,23 @@ describe('the update that caused each range', () => {
         { date_from: '2026-11-28', date_to: '2026-11-28', status: 'UNAVAILABLE', source_inbox_id: second },
         { date_from: '2026-11-29', date_to: '2026-12-31', status: 'AVAILABLE', source_inbox_id: first },
       ]);
+      // A third update changes a day in December only: it caused none of November's changes.
+      const third = store(update(61, 3, 2, [item(2002, 2002, [price('2026-12-10', '2026-12-10', 'Eat In', '13.00')])]));
+      const { changes } = upcomingChangesFor(core, { locationId: 61, from: '2026-11-20' as IsoDate, days: 30 });
+      assert.deepEqual(
+        changes.map((c) => [c.date, c.tariffName ?? c.mealPeriod, c.before, c.after, c.cause?.inboxId]),
+        [
+          ['2026-11-27', 'Eat In', '11.50', '12.00', second],
+          // The day after a one-day change: its end, caused by the update that made it, not by the first.
+          ['2026-11-28', 'Eat In', '12.00', '11.50', second],
+          ['2026-11-28', 'Lunch', 'AVAILABLE', 'UNAVAILABLE', second],
+          ['2026-11-29', 'Lunch', 'UNAVAILABLE', 'AVAILABLE', second],
+          ['2026-12-10', 'Eat In', '11.50', '13.00', third],
+          ['2026-12-11', 'Eat In', '13.00', '11.50', third],
+        ],
+      );
       // Sent again with the first value, the changed day merges back into the first update's range.
-      store(update(61, 3, 2, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '11.50')])]));
+      store(update(61, 4, 3, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '11.50'), price('2026-12-10', '2026-12-10', 'Eat In', '11.50')])]));
       assert.deepEqual(
         core.tillDb.prepare<[], { date_from: string; date_to: string; source_inbox_id: number }>('SELECT date_from, date_to, source_inbox_id FROM price_ranges ORDER BY date_from').all(),
         [{ date_from: '2026-11-01', date_to: '2026-12-31', source_inbox_id: first }],
