@@ -1,5 +1,5 @@
 import { errorText, get } from './api';
-import { h, replace } from './dom';
+import { fullTime, h, replace, shortTime } from './dom';
 import type { ComingUpReply, StatusLocation, UpcomingChange } from './types';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -24,9 +24,11 @@ function valueCell(c: UpcomingChange, value: string | null, tax: string | null):
   return h('td', { class: c.kind === 'price' ? 'num' : null }, h('span', { class: cls || null }, valueText(c, value)), showTax ? h('span', { class: 'muted' }, ` (tax ${tax})`) : null);
 }
 
-function causeText(c: UpcomingChange): string {
-  if (!c.cause) return 'not known';
-  return `update ${c.cause.changeSequence}, applied ${c.cause.appliedAt.slice(0, 10)}`;
+/** The update that caused a change, and when it was applied: in local time, as every time the window shows. */
+function causeCell(c: UpcomingChange): HTMLElement {
+  if (!c.cause) return h('td', { class: 'muted' }, 'not known');
+  const at = c.cause.appliedAt;
+  return h('td', { class: 'muted' }, `update ${c.cause.changeSequence}, applied `, h('time', { datetime: at, title: fullTime(at) }, shortTime(at)));
 }
 
 /**
@@ -146,7 +148,7 @@ export class ComingUpView {
               h('td', {}, c.kind === 'price' ? `${c.tariffName ?? ''} price` : `${c.mealPeriod ?? ''}`),
               valueCell(c, c.before, c.taxBefore),
               valueCell(c, c.after, c.taxAfter),
-              h('td', { class: 'muted' }, causeText(c)),
+              causeCell(c),
             ),
           ),
         ),

@@ -4,13 +4,14 @@ import { DeliveriesChart } from './chart';
 import { ActivityView, askPerson } from './activity';
 import { ComingUpView } from './coming-up';
 import { DeliveriesView } from './deliveries';
-import { byId, h, replace, toast } from './dom';
+import { byId, confirmDialog, h, replace, toast } from './dom';
 import { SettingsView } from './settings';
 import { StaffView } from './staff';
 import { renderHeader, renderStatus, summaryOf, type Reachability } from './status';
 import { TillView } from './till';
 import type { StatusResponse } from './types';
 import { cliCommand, setCliConfigArgument } from './cli';
+import { setText } from './keep-place';
 
 type TabName = 'status' | 'deliveries' | 'till' | 'coming' | 'staff' | 'activity' | 'settings';
 const TABS: TabName[] = ['status', 'deliveries', 'till', 'coming', 'staff', 'activity', 'settings'];
@@ -122,6 +123,7 @@ class App {
       else if (this.current === 'settings') await this.settings.refresh();
       else if (this.current === 'staff') await this.staff.refresh();
       else if (this.current === 'coming') await this.comingUp.refresh();
+      else if (this.current === 'till') await this.till.refresh();
       else if (this.current === 'activity') await this.activity.refresh();
     } catch (err) {
       toast(`Cannot read this view: ${errorText(err)}`, 'error');
@@ -153,10 +155,26 @@ class App {
     byId<HTMLButtonElement>('tab-settings').focus();
   }
 
+  /** Pausing asks first, with a reason for Activity (optional, as `pause --reason` is); resuming does not. */
   private async togglePause(): Promise<void> {
     const paused = !(this.status?.paused ?? false);
+    let reason = '';
+    if (paused) {
+      const answer = await confirmDialog({
+        title: 'Pause applying updates?',
+        body: [
+          h('p', {}, 'The till keeps the prices it has now. Updates from head office are still received and stored, but none is applied until you resume.'),
+          h('p', {}, 'Your name and reason go to the audit log (Activity).'),
+          h('p', { class: 'muted' }, 'From the command line: ', h('code', {}, cliCommand('pause --reason "…"'))),
+        ],
+        confirmLabel: 'Pause now',
+        input: { label: 'Reason (optional)', required: false },
+      });
+      if (!answer.confirmed) return;
+      reason = answer.value;
+    }
     try {
-      await send('PUT', '/api/sync/paused', { paused });
+      await send('PUT', '/api/sync/paused', reason ? { paused, reason } : { paused });
       toast(paused ? 'Applying updates is paused; deliveries are still received.' : 'Applying updates resumed.');
     } catch (err) {
       toast(errorText(err), 'error');
@@ -175,7 +193,8 @@ class App {
     const close = openEvents({
       change: soon,
       live: (up) => {
-        live.textContent = up ? 'Live' : 'Reconnecting…';
+        // Written only when it changes: a live region announces what is written to it again.
+        setText(live, up ? 'Live' : 'Reconnecting…');
         live.className = up ? 'live live-on' : 'live live-off';
         // A lost stream may mean the agent stopped: find out now, not at the next slow poll.
         if (!up) soon();

@@ -1,7 +1,16 @@
-import { errorText, get } from './api';
+import { ApiError, errorText, get } from './api';
 import { tillDayNotes } from '../../src/domain/wording';
-import { h, replace } from './dom';
+import { h, replace, shortTime } from './dom';
 import type { StatusLocation, TillAnswer } from './types';
+
+type LookupReply = { date: string | null; items: TillAnswer[] };
+
+/** What a shown answer was asked with; the same question is asked again when the till may have changed. */
+interface Question {
+  readonly plu: string;
+  readonly date: string;
+  readonly location: string;
+}
 
 /** "What will the till charge?": the POS views' answer for a PLU on a date. */
 export class TillView {
@@ -11,9 +20,13 @@ export class TillView {
   private readonly date: HTMLInputElement;
   private readonly location: HTMLSelectElement;
   private locationNames = new Map<number, string>();
+  /** The answer on show (its question and reply as JSON), or null while none is (asking, an error). */
+  private shown: { readonly question: Question; readonly json: string } | null = null;
 
   constructor() {
-    this.plu = h('input', { id: 'till-plu', name: 'plu', type: 'text', inputmode: 'numeric', autocomplete: 'off', required: true, maxlength: 64, size: 10 });
+    // No maxlength: it would cut a pasted PLU without a word, and it counts UTF-16 units where the
+    // till's limit counts characters. The agent answers a PLU over the limit with the limit.
+    this.plu = h('input', { id: 'till-plu', name: 'plu', type: 'text', inputmode: 'numeric', autocomplete: 'off', required: true, size: 10 });
     // Text as YYYY-MM-DD, the form the till and the CLI use: a date picker shows the browser's own
     // order (mm/dd/yyyy on an en-US Windows), which reads wrongly next to the dates in the answers.
     this.date = h('input', { id: 'till-date', name: 'date', type: 'text', inputmode: 'numeric', placeholder: 'YYYY-MM-DD', maxlength: 10, size: 11, 'aria-describedby': 'till-date-hint' });
@@ -57,19 +70,60 @@ export class TillView {
       this.plu.focus();
       return;
     }
+    this.shown = null;
     const date = this.date.value.trim();
     if (date !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
       replace(this.results, h('p', { class: 'error', id: 'till-date-error' }, `Write the date as YYYY-MM-DD (for example ${new Date().toISOString().slice(0, 10)}), or leave it empty for today.`));
       this.date.focus();
       return;
     }
+    const question: Question = { plu, date, location: this.location.value };
     replace(this.results, h('p', { class: 'muted' }, 'Looking up…'));
     try {
-      const answer = await get<{ date: string | null; items: TillAnswer[] }>('/api/lookup', { plu, date, location: this.location.value });
-      this.show(plu, answer, date !== '');
+      const answer = await this.ask(question);
+      this.shown = { question, json: JSON.stringify(answer) };
+      this.show(question, answer, null);
     } catch (err) {
-      replace(this.results, h('p', { class: 'error' }, errorText(err)));
+      const text = errorText(err);
+      replace(this.results, h('p', { class: 'error', id: 'till-error' }, text.charAt(0).toUpperCase() + text.slice(1)));
+      // The agent names what it refused: the field to correct gets the focus.
+      if (err instanceof ApiError && err.id === 'plu_too_long') this.plu.focus();
+      else if (err instanceof ApiError && err.id === 'invalid_date') this.date.focus();
     }
+  }
+
+  private ask(question: Question): Promise<LookupReply> {
+    return get<LookupReply>('/api/lookup', { plu: question.plu, date: question.date, location: question.location });
+  }
+
+  /**
+   * Asks the shown answer's question again (something changed on the agent, or the slow poll): the
+   * till's prices may have changed since. A different reply replaces the answer and says when it
+   * changed; the same one leaves the page as it is. The fields, what is typed in them and the focus
+   * are left alone; a lookup asked meanwhile wins.
+   */
+  async refresh(): Promise<void> {
+    const shown = this.shown;
+    if (shown === null) return;
+    let answer: LookupReply;
+    try {
+      answer = await this.ask(shown.question);
+    } catch (err) {
+      if (this.shown !== shown) return;
+      const note = h('p', { class: 'warn', id: 'till-stale' }, `This answer could not be checked again (${errorText(err)}): it may be out of date.`);
+      const old = this.results.querySelector('#till-stale');
+      if (old) old.replaceWith(note);
+      else this.results.prepend(note);
+      return;
+    }
+    if (this.shown !== shown) return;
+    const json = JSON.stringify(answer);
+    if (json === shown.json) {
+      this.results.querySelector('#till-stale')?.remove();
+      return;
+    }
+    this.shown = { question: shown.question, json };
+    this.show(shown.question, answer, new Date().toISOString());
   }
 
   /**
@@ -77,14 +131,19 @@ export class TillView {
    * without one each location's own today, which differs between timezones (the answer's date is
    * then null and the count says so instead of naming one date).
    */
-  private show(plu: string, answer: { date: string | null; items: TillAnswer[] }, dateAsked: boolean): void {
+  private show(question: Question, answer: LookupReply, changedAt: string | null): void {
+    const { plu } = question;
+    const dateAsked = question.date !== '';
+    // Said when the answer was asked again and came back different: what is shown is the till's now.
+    const changed = changedAt === null ? null : h('p', { class: 'muted', id: 'till-updated' }, 'Updated ', h('time', { datetime: changedAt }, shortTime(changedAt)), ': the till\'s answer changed since it was first shown.');
     if (answer.items.length === 0) {
-      replace(this.results, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
+      replace(this.results, changed, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
       return;
     }
     const count = `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu}`;
     replace(
       this.results,
+      changed,
       h('p', { class: 'muted', id: 'till-count' }, answer.date !== null ? `${count} on ${answer.date}:` : `${count}, each on today's date at its own location (the locations' dates differ):`),
       answer.items.length > 1
         ? h('p', { class: 'muted', id: 'till-plu-repeats' }, `PLUs can repeat: these ${answer.items.length} items share PLU ${plu} (at different locations, or as different items of one menu). The till tells them apart by location and item ID; each is shown with its own prices.`)

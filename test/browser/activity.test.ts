@@ -34,6 +34,7 @@ describe('activity: who did what', { timeout: 120_000 }, async () => {
     assert.equal(await page.locator('#person-current').innerText(), NAME);
     assert.equal(await page.locator('#person-ask').isHidden(), true);
     await page.getByRole('button', { name: 'Pause applying' }).click();
+    await page.getByRole('dialog', { name: 'Pause applying updates?' }).getByRole('button', { name: 'Pause now' }).click();
     await page.getByRole('button', { name: 'Resume applying' }).waitFor();
     await page.getByRole('button', { name: 'Resume applying' }).click();
     await page.getByRole('button', { name: 'Pause applying' }).waitFor();

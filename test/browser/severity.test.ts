@@ -73,6 +73,7 @@ describe('severity in the window, the tray model and status', { timeout: 120_000
   it('shows a paused agent as paused: no green "Up to date" card', async () => {
     await page.getByRole('tab', { name: 'Sync status' }).click();
     await page.getByRole('button', { name: 'Pause applying' }).click();
+    await page.getByRole('dialog', { name: 'Pause applying updates?' }).getByRole('button', { name: 'Pause now' }).click();
     await page.locator('#summary-label', { hasText: 'Paused' }).waitFor();
     const card = page.locator('[data-location="3021"]');
     await card.locator('.badge', { hasText: 'Paused' }).waitFor();

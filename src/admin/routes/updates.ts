@@ -73,10 +73,14 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router.Ro
     sendJson(res, 200, { acknowledged: agent.acknowledgeWarnings(actor(req), (raw as number | null | undefined) ?? null) });
   });
 
+  // The reason is optional, as with `pos-sync-agent pause --reason`: the audit log (Activity) keeps it.
   router.put('/api/sync/paused', json, (req, res) => {
-    const paused = (bodyOf(req) as { paused?: unknown } | undefined)?.paused;
+    const body = bodyOf(req) as { paused?: unknown; reason?: unknown } | undefined;
+    const paused = body?.paused;
     if (typeof paused !== 'boolean') throw new AppError('invalid_parameter', 400, 'paused must be true or false');
-    agent.setPaused(paused, actor(req));
+    const reason = body?.reason;
+    if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 500)) throw new AppError('invalid_parameter', 400, 'reason must be a text of at most 500 characters');
+    agent.setPaused(paused, actor(req), typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null);
     sendJson(res, 200, { paused: agent.isPaused });
   });
   return router;

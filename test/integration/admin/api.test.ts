@@ -70,6 +70,13 @@ describe('admin API', async () => {
     assert.deepEqual(body.items[0]!.prices.map((p) => [p.tariffName, p.sellPrice, p.taxCode]), [['Eat In', '1.80', 'S'], ['Take Away', '1.50', 'Z']]);
     assert.equal((await api('/api/lookup?plu=')).status, 400);
     assert.equal((await api('/api/lookup?plu=1&date=25/12/2026')).status, 400);
+    const noSuchDate = await api('/api/lookup?plu=1&date=2026-02-30');
+    assert.equal(noSuchDate.status, 400);
+    assert.deepEqual((noSuchDate.body as { error: unknown }).error, { id: 'invalid_date', message: '2026-02-30 is not a date in the calendar' });
+    const tooLong = await api(`/api/lookup?plu=${'1'.repeat(101)}`);
+    assert.equal(tooLong.status, 400);
+    assert.deepEqual((tooLong.body as { error: unknown }).error, { id: 'plu_too_long', message: 'this PLU is 101 characters long; a PLU on the till has at most 100' });
+    assert.equal((await api(`/api/lookup?plu=${'1'.repeat(100)}`)).status, 200);
   });
 
   it('imports a payload through the webhook path (audited) and refuses junk', async () => {
@@ -138,6 +145,20 @@ describe('admin API', async () => {
     assert.equal((await api('/api/sync/paused', { method: 'PUT', headers: change, body: '{"paused":"yes"}' })).status, 400);
     assert.equal((await api('/api/sync/paused', { method: 'PUT', headers: change, body: '{"paused":false}' })).status, 200);
     assert.equal(t.agent.isPaused, false);
+  });
+
+  it('records the reason given for a pause or resume (optional, at most 500 characters)', async () => {
+    const put = (body: unknown) => api('/api/sync/paused', { method: 'PUT', headers: change, body: JSON.stringify(body) });
+    for (const reason of [42, 'x'.repeat(501)]) {
+      const refused = await put({ paused: true, reason });
+      assert.equal(refused.status, 400);
+      assert.equal((refused.body as { error: { id: string } }).error.id, 'invalid_parameter');
+    }
+    assert.equal(t.agent.isPaused, false);
+    assert.equal((await put({ paused: true, reason: '  stocktake tonight  ' })).status, 200);
+    assert.equal((await put({ paused: false, reason: '   ' })).status, 200);
+    const rows = t.agent.core.agentDb.prepare("SELECT action, details FROM audit_log WHERE action IN ('pause', 'resume') ORDER BY id DESC LIMIT 2").all() as { action: string; details: string }[];
+    assert.deepEqual(rows.map((r) => [r.action, JSON.parse(r.details)]), [['resume', {}], ['pause', { reason: 'stocktake tonight' }]]);
   });
 
   it('gives the webhook URL for head office and keeps manager settings in their own file', async () => {
