@@ -314,6 +314,20 @@ export function hasLoneSurrogate(text: string): boolean {
 /** What a refusal or a warning says of text with a lone surrogate (after the field's name, if any). */
 export const LONE_SURROGATE_MESSAGE = 'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not in a pair), which cannot be stored as UTF-8';
 
+/**
+ * Text the till would not read whole: a lone surrogate (above), or a NUL character (JSON's \u0000),
+ * which SQLite stores but tills reading text as C strings (ODBC, the sqlite3 shell) take as its end,
+ * so `1001\u0000X` would show and match as another item's `1001`. Null when the text is fine, else
+ * what a warning says of it after the field's name.
+ */
+export function unreadableText(text: string): string | null {
+  if (hasLoneSurrogate(text)) return LONE_SURROGATE_MESSAGE;
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  return null;
+}
+
+export const NUL_MESSAGE = 'holds a NUL character (\\u0000), which tills read as the end of the text';
+
 /** ItemID or PLU: a whole number as its exact digits, or a string trimmed and otherwise kept as sent. */
 function identifierText(value: unknown, field: 'ItemID' | 'PLU'): FieldResult {
   if (value instanceof JsonNumber || typeof value === 'number') {
@@ -334,7 +348,8 @@ function keyText(value: unknown, field: keyof typeof TEXT_LIMITS): FieldResult {
 }
 
 function checkedLength(text: string, field: keyof typeof TEXT_LIMITS): FieldResult {
-  if (hasLoneSurrogate(text)) return { ok: false, message: `${field} ${LONE_SURROGATE_MESSAGE}` };
+  const unreadable = unreadableText(text);
+  if (unreadable !== null) return { ok: false, message: `${field} ${unreadable}` };
   const max = TEXT_LIMITS[field];
   const length = tooLong(text, max);
   return length === null ? { ok: true, text } : { ok: false, message: `${field} is ${length} characters long; the limit is ${max}` };
@@ -469,8 +484,9 @@ function planPrice(element: unknown, at: ElementAt, currency: string | null, war
   }
   // Stored as sent (trimmed): the contract promises the service's text, so it is never cut.
   const priceModel = typeof element.PriceModel === 'string' ? element.PriceModel.trim() : null;
-  if (priceModel !== null && hasLoneSurrogate(priceModel)) {
-    warnings.push({ path: `${elementPath(at)}.PriceModel`, message: `PriceModel ${LONE_SURROGATE_MESSAGE}; element skipped` });
+  const unreadableModel = priceModel === null ? null : unreadableText(priceModel);
+  if (unreadableModel !== null) {
+    warnings.push({ path: `${elementPath(at)}.PriceModel`, message: `PriceModel ${unreadableModel}; element skipped` });
     return null;
   }
   return {
@@ -519,8 +535,9 @@ export function streamUpdate(
   if (minorDigits(currencyText) !== undefined) currency = currencyText;
   else warnings.push({ path: 'CurrencyIsoCode', message: `unknown or missing ISO 4217 code ${shown(body.CurrencyIsoCode)}; prices in this update are skipped` });
   let locationName = typeof envelope.LocationName === 'string' ? envelope.LocationName.trim() : null;
-  if (locationName !== null && hasLoneSurrogate(locationName)) {
-    warnings.push({ path: 'LocationName', message: `LocationName ${LONE_SURROGATE_MESSAGE}; ignored` });
+  const unreadableLocationName = locationName === null ? null : unreadableText(locationName);
+  if (unreadableLocationName !== null) {
+    warnings.push({ path: 'LocationName', message: `LocationName ${unreadableLocationName}; ignored` });
     locationName = null;
   }
   if (body.LocationName !== undefined && body.LocationName !== null && typeof body.LocationName !== 'string') {
@@ -660,8 +677,9 @@ function* planItems(
     }
     // Stored as sent (trimmed), never cut: the till shows what head office named the item.
     const name = typeof raw.ItemName === 'string' ? raw.ItemName.trim() : '';
-    if (hasLoneSurrogate(name)) {
-      warnings.push({ path: `${path}.ItemName`, message: `ItemName ${LONE_SURROGATE_MESSAGE}; item skipped` });
+    const unreadableName = unreadableText(name);
+    if (unreadableName !== null) {
+      warnings.push({ path: `${path}.ItemName`, message: `ItemName ${unreadableName}; item skipped` });
       continue;
     }
     if (name === '') warnings.push({ path: `${path}.ItemName`, message: 'missing or empty; stored as empty' });
