@@ -198,7 +198,9 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
       ? null
       : h(
           'details',
-          { class: 'waiting', 'data-key': 'waiting', ...(l.waiting.some(forceable) ? { open: 'open' } : {}) },
+          // Opened for a person when an update can be forced: a list kept closed across refreshes
+          // (keep-place.ts) is shown again, open, once that becomes so.
+          { class: 'waiting', 'data-key': l.waiting.some(forceable) ? 'waiting-to-force' : 'waiting', ...(l.waiting.some(forceable) ? { open: 'open' } : {}) },
           h('summary', {}, `Updates not applied yet (${l.waiting.length})`),
           h(
             'div',

@@ -2,6 +2,7 @@ import { ApiError, errorText, get } from './api';
 import { tillDayNotes } from '../../src/domain/wording';
 import { h, replace, shortTime } from './dom';
 import type { StatusLocation, TillAnswer } from './types';
+import { setText } from './keep-place';
 
 type LookupReply = { date: string | null; items: TillAnswer[] };
 
@@ -110,10 +111,11 @@ export class TillView {
       answer = await this.ask(shown.question);
     } catch (err) {
       if (this.shown !== shown) return;
-      const note = h('p', { class: 'warn', id: 'till-stale' }, `This answer could not be checked again (${errorText(err)}): it may be out of date.`);
+      const text = `This answer could not be checked again (${errorText(err)}): it may be out of date.`;
+      // The results are a live region: the same note written again would be announced again.
       const old = this.results.querySelector('#till-stale');
-      if (old) old.replaceWith(note);
-      else this.results.prepend(note);
+      if (old) setText(old, text);
+      else this.results.prepend(h('p', { class: 'warn', id: 'till-stale' }, text));
       return;
     }
     if (this.shown !== shown) return;

@@ -74,9 +74,11 @@ function mergeTouching<V>(sorted: DatedValue<V>[], equals: Equals<V>): DatedValu
     const last = out[out.length - 1];
     // Day numbers, not addDays: this runs for every element of a publication and builds no string.
     if (last && last.to !== LAST_DATE && toDayNumber(range.from) === toDayNumber(last.to) + 1 && equals(last.value, range.value)) {
-      // The merged range's value is the earlier piece's, and so is its source: where the value
-      // starts is where it changed.
-      out[out.length - 1] = pieceOf(last, last.from, range.to);
+      // One range names one update. Merged with what the update being applied sent (no source), it
+      // names that update, which changed these dates: a promotion it extends ends by its doing.
+      // Two stored pieces keep the earlier one's.
+      const merged = pieceOf(last, last.from, range.to);
+      out[out.length - 1] = range.source === undefined && merged.source !== undefined ? { from: merged.from, to: merged.to, value: merged.value } : merged;
     } else {
       out.push(range);
     }

@@ -130,6 +130,23 @@ describe('a refresh keeps a keyboard user\'s place', { timeout: 120_000 }, async
     assert.equal(await focused(page), `BUTTON ${await row(102).getByRole('button', { name: /View payload/ }).getAttribute('aria-label')} (update 102)`);
   });
 
+  it('opens the list of waiting updates once one of them can be forced, though it was shown closed', async () => {
+    assert.equal((await t.post(update(50, 1, 0, [item('8', 'H', [price('2026-12-01', '2026-12-31', 'Eat In', 9)])]))).status, 200);
+    await t.settle();
+    // Paused: the next update is queued, listed closed (nothing to force).
+    t.agent.setPaused(true, 'test');
+    assert.equal((await t.post(update(50, 2, 1, [item('8', 'H', [price('2026-12-01', '2026-12-31', 'Eat In', 10)])]))).status, 200);
+    await page.getByRole('tab', { name: 'Sync status' }).click();
+    const list = page.locator('[data-location="50"] details.waiting');
+    await list.waitFor({ timeout: 10_000 });
+    assert.equal(await list.getAttribute('open'), null);
+    // Update 4 arrives without 3: a gap, and 4 can be forced. The list opens with its button.
+    assert.equal((await t.post(update(50, 4, 3, [item('8', 'H', [price('2026-12-01', '2026-12-31', 'Eat In', 11)])]))).status, 200);
+    await page.locator('[data-location="50"] button[data-update="50:4"]').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.notEqual(await list.getAttribute('open'), null);
+    t.agent.setPaused(false, 'test');
+  });
+
   it('keeps focus on a "Keep the first" button of a conflict when something else arrives', async () => {
     // 30:1 sent twice with different content: a conflict, compared on Sync status.
     assert.equal((await t.post(update(30, 1, 0, [item('6', 'F', [price('2026-12-01', '2026-12-31', 'Eat In', 6)])]))).status, 200);

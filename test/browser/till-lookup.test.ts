@@ -105,8 +105,19 @@ describe('status window: what will the till charge, kept current and within the 
     await page.locator('#till-stale').waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('#till-stale').innerText(), 'This answer could not be checked again (the till database cannot be read): it may be out of date.');
     assert.match(await card.innerText(), /Eat In\s+6\.25 GBP/);
+    // Asked again and failing again: the note stays as it is, not written again into the live region.
+    await page.evaluate(`(() => {
+      window.tillMutations = 0;
+      new MutationObserver((records) => (window.tillMutations += records.length)).observe(document.getElementById('till-results'), { childList: true, characterData: true, subtree: true });
+    })()`);
+    const askedAgain = page.waitForResponse((r) => r.url().includes('/api/lookup?'), { timeout: 10_000 });
+    assert.equal((await t.post(menu(4, 3, '7.25'))).status, 200);
+    await t.settle();
+    await askedAgain;
+    await page.evaluate('new Promise((r) => setTimeout(r, 100))');
+    assert.equal(await page.evaluate('window.tillMutations'), 0, 'the same note is not announced again');
     await page.unroute('**/api/lookup?*');
-    assert.equal((await t.post(menu(4, 3, '7.50'))).status, 200);
+    assert.equal((await t.post(menu(5, 4, '7.50'))).status, 200);
     await t.settle();
     await card.getByText(/7\.50 GBP/).waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('#till-stale').count(), 0);

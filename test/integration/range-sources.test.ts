@@ -55,12 +55,17 @@ describe('the update that caused each range', () => {
           ['2026-12-11', 'Eat In', '13.00', '11.50', third],
         ],
       );
-      // Sent again with the first value, the changed day merges back into the first update's range.
-      store(update(61, 4, 3, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '11.50'), price('2026-12-10', '2026-12-10', 'Eat In', '11.50')])]));
-      assert.deepEqual(
-        core.tillDb.prepare<[], { date_from: string; date_to: string; source_inbox_id: number }>('SELECT date_from, date_to, source_inbox_id FROM price_ranges ORDER BY date_from').all(),
-        [{ date_from: '2026-11-01', date_to: '2026-12-31', source_inbox_id: first }],
-      );
+      // Sent again with the first value, the changed days merge back into one range, which names the
+      // update that changed them: one row names one update.
+      const fourth = store(update(61, 4, 3, [item(2002, 2002, [price('2026-11-27', '2026-11-27', 'Eat In', '11.50'), price('2026-12-10', '2026-12-10', 'Eat In', '11.50')])]));
+      const ranges = (): { date_from: string; date_to: string; source_inbox_id: number }[] =>
+        core.tillDb.prepare<[], { date_from: string; date_to: string; source_inbox_id: number }>('SELECT date_from, date_to, source_inbox_id FROM price_ranges ORDER BY date_from').all();
+      assert.deepEqual(ranges(), [{ date_from: '2026-11-01', date_to: '2026-12-31', source_inbox_id: fourth }]);
+      // A price extended at the same value: the new end is the extending update's doing.
+      const fifth = store(update(61, 5, 4, [item(2002, 2002, [price('2026-12-20', '2027-01-15', 'Eat In', '11.50')])]));
+      assert.deepEqual(ranges(), [{ date_from: '2026-11-01', date_to: '2027-01-15', source_inbox_id: fifth }]);
+      const end = upcomingChangesFor(core, { locationId: 61, from: '2027-01-10' as IsoDate, days: 14 }).changes.filter((c) => c.kind === 'price');
+      assert.deepEqual(end.map((c) => [c.date, c.before, c.after, c.cause?.inboxId]), [['2027-01-16', '11.50', null, fifth]]);
     } finally {
       core.close();
     }
