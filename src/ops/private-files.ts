@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config/schema';
 import type { ConfigProblem } from '../errors';
 import type { Logger } from '../log';
+import { isBusyError, WRITER_BUSY_TIMEOUT_MS } from '../store/database';
 import { walkFolder } from './folder-walk';
 
 /**
@@ -50,10 +51,15 @@ export function restrictUmask(): void {
   if (POSIX) process.umask(0o077);
 }
 
-/** Creates (if needed) a folder only the owner can use, and tightens an existing one. */
+/**
+ * Creates (if needed) a folder only the owner can use, and tightens an existing one. A folder in the
+ * till reader's mode (TILL_READER_DIR_MODE) keeps it: only the data folder is given that mode, by
+ * start-up from `till.readerGroup` (which also takes it away again when the key is removed), and a
+ * command that makes sure the folder exists must not shut the till out of it.
+ */
 export function makePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  if (POSIX) tighten(dir, PRIVATE_DIR_MODE);
+  if (POSIX) tighten(dir, PRIVATE_DIR_MODE, TILL_READER_DIR_MODE);
 }
 
 /** Makes an existing file owner-only (a no-op on Windows, where the folder's ACL applies). */
@@ -65,8 +71,11 @@ function ownedByUs(stat: fs.Stats): boolean {
   return typeof process.getuid !== 'function' || stat.uid === process.getuid();
 }
 
-/** chmod to `mode` when the current mode differs, on files this account owns (others' are left alone). */
-function tighten(target: string, mode: number): void {
+/**
+ * chmod to `mode` when the current mode is neither it nor `alsoKept`, on files this account owns
+ * (others' are left alone).
+ */
+function tighten(target: string, mode: number, alsoKept: number = mode): void {
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(target);
@@ -74,7 +83,8 @@ function tighten(target: string, mode: number): void {
     return;
   }
   if (stat.isSymbolicLink() || !ownedByUs(stat)) return;
-  if ((stat.mode & 0o7777) !== mode) fs.chmodSync(target, mode);
+  const current = stat.mode & 0o7777;
+  if (current !== mode && current !== alsoKept) fs.chmodSync(target, mode);
 }
 
 /**
@@ -159,29 +169,75 @@ export function applyTillReaderAccess(config: Readonly<Config>, log: Logger): vo
   log.info(`till.readerGroup: group ${group} may read ${TILL_FILES.join(', ')} in ${config.dataDir}; every other file is owner-only`);
 }
 
+/** The till's file in `dataDir`. */
+function tillFile(config: Readonly<Config>): string {
+  return path.join(config.dataDir, TILL_FILES[0]!);
+}
+
 /**
- * At a clean stop, with a till reader configured: switch the till's file from WAL to a rollback
- * journal. In WAL mode the last connection to close deletes -wal and -shm, and a reader that may not
- * create files in the folder then cannot open the database at all (SQLITE_READONLY_DIRECTORY) until
- * the agent runs again; a rollback-journal file needs nothing but read access. The next start switches
- * back to WAL (configureWriter). If the till holds the file open at that moment, the switch is not
- * possible and not needed: SQLite keeps -wal and -shm while any connection is open.
+ * The till's file as the agent leaves it whenever it is not running: after a clean stop, after a start
+ * that failed, and after a restore. With a till reader configured the file is switched from WAL to a
+ * rollback journal: in WAL mode the last connection to close deletes -wal and -shm, and a reader that
+ * may not create files in the folder then cannot open the database at all (SQLITE_READONLY_DIRECTORY)
+ * until the agent runs again; a rollback-journal file needs nothing but read access. Without one it is
+ * put in WAL mode, the agent's own (a restored backup has a rollback journal). The agent's next start switches it to WAL
+ * (`switchTillFileToWal`); other commands keep the mode it has (configureWriter in
+ * src/store/database.ts). If the till holds the file open at that moment, the switch is not possible
+ * and not needed: SQLite keeps -wal and -shm while any connection is open.
  */
 export function leaveTillFileReadable(config: Readonly<Config>, log: Logger): void {
-  if (config.till.readerGroup === null) return;
-  const file = path.join(config.dataDir, TILL_FILES[0]!);
+  const file = tillFile(config);
   if (!fs.existsSync(file)) return;
+  const wanted = config.till.readerGroup === null ? 'wal' : 'delete';
   try {
     const db = new Database(file, { fileMustExist: true, timeout: 2_000 });
     try {
       db.pragma('synchronous = FULL');
-      const mode = db.pragma('journal_mode = DELETE', { simple: true });
-      if (mode !== 'delete') log.info(`the till's file stays in ${String(mode)} mode while the agent is stopped (the till has it open)`);
+      db.pragma(`journal_mode = ${wanted.toUpperCase()}`);
     } finally {
       db.close();
     }
   } catch (err) {
-    log.warn(`could not leave the till's file readable for a stopped agent: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (isBusyError(err)) log.info(`the till's file keeps its journal mode while the agent is stopped: another program (the till?) has it open`);
+    else log.warn(`could not leave the till's file readable for a stopped agent: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** How often the wait for a reader of the till's file is told in the log again, in attempts. */
+const TELL_WAIT_EVERY = 6;
+
+/**
+ * At the agent's start, before its connections open: the till's file into WAL mode, in which the till
+ * reads while the agent writes. The switch needs the file to itself for a moment, so a till holding a
+ * read transaction (possible while the file has a rollback journal, see `leaveTillFileReadable`) makes
+ * it wait: each attempt waits the writers' busy timeout, set before the switch, then it tries again,
+ * however long the reader takes, rather than fail the start; the log says a reader holds the file at
+ * the first attempt that fails and now and then after. A missing file is left to the agent, which
+ * creates it in WAL mode.
+ */
+export async function switchTillFileToWal(config: Readonly<Config>, log: Logger, busyTimeoutMs: number = WRITER_BUSY_TIMEOUT_MS): Promise<void> {
+  const file = tillFile(config);
+  if (!fs.existsSync(file)) return;
+  const db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    db.pragma('synchronous = FULL');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const mode = db.pragma('journal_mode = WAL', { simple: true });
+        if (mode !== 'wal') throw new Error(`${file} cannot be put in WAL mode (SQLite keeps it in ${String(mode)} mode)`);
+        if (attempt > 0) log.info(`${file}: the reader let go; the agent starts`);
+        return;
+      } catch (err) {
+        if (!isBusyError(err)) throw err;
+        if (attempt % TELL_WAIT_EVERY === 0) {
+          log.warn(`${file}: another program (the till?) holds a read transaction on it, so the agent cannot switch it to WAL mode and start yet: waiting for it to finish`);
+        }
+        // Let the event loop run (signals, the desktop app's messages) between attempts.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  } finally {
+    db.close();
   }
 }
 
@@ -249,38 +305,68 @@ function runIcacls(args: readonly string[], log: Logger): void {
   log.debug(`icacls ${args.join(' ')}`);
 }
 
+/** One icacls call of `applyWindowsPrivateAcl`, and what its failure means. */
+export interface WindowsAclStep {
+  readonly args: string[];
+  /** `stop`: start-up stops. Otherwise the log says that the folder `dir` kept what these words name, and start-up goes on. */
+  readonly onFailure: 'stop' | { readonly warning: string };
+}
+
+/**
+ * The icacls calls that make `dir` private, in order (see `applyWindowsPrivateAcl`). On the data
+ * folder with a till reader (`tillReader`: the reader and the till's files there now), the reader's
+ * grants follow straight after the reset of the folder's contents that drops them: the till is shut
+ * out for that moment only, not until the agent has started, nor for good after a start that failed.
+ * Pure, so it is tested where Windows cannot run.
+ */
+export function windowsPrivateAclSteps(
+  dir: string,
+  options: { owner: string; hasContents: boolean; tillReader: { reader: string; files: readonly string[] } | null },
+): WindowsAclStep[] {
+  const steps: WindowsAclStep[] = [
+    { args: windowsOwnerArgs(dir, options.owner), onFailure: { warning: `could not make ${options.owner} its owner, so the account that owns it may still change its permissions` } },
+    { args: windowsPrivateAclArgs(dir, { owner: options.owner, directory: true }), onFailure: 'stop' },
+    // The folder is private from here on: what follows only removes more, and a failure of it is said,
+    // not a reason to stop; except the till's grants, which the till needs.
+    { args: windowsRemoveBroadArgs(dir), onFailure: { warning: 'could not remove the grants to Everyone, Users and the like written on it' } },
+  ];
+  if (options.hasContents) steps.push({ args: windowsResetContentsArgs(dir), onFailure: { warning: 'could not remove the permissions written on the files in it' } });
+  if (options.tillReader) for (const file of options.tillReader.files) steps.push({ args: windowsTillReaderAclArgs(file, options.tillReader.reader), onFailure: 'stop' });
+  return steps;
+}
+
+/** The till's reader and its files in `dir`, when `dir` is the data folder and a reader is configured. */
+function tillReaderIn(dir: string, config: Pick<Config, 'dataDir' | 'till'> | null): { reader: string; files: string[] } | null {
+  if (config === null || config.till.readerGroup === null || path.resolve(dir) !== path.resolve(config.dataDir)) return null;
+  return { reader: config.till.readerGroup, files: TILL_FILES.map((f) => path.join(dir, f)).filter((f) => fs.existsSync(f)) };
+}
+
 /**
  * Windows: the data folder (and the log and backup folders elsewhere) private, inherited by their
  * contents. In an order that never leaves a folder open: owned by the agent's account (an owner can
  * always change an ACL, so a folder another account made stayed that account's to open again); then
  * made private (inherited entries removed, full control for the owner, SYSTEM and Administrators);
  * then the grants to groups every account is in written on the folder itself removed; then every
- * entry written on its contents dropped, so they inherit the folder's. A folder whose owner the
- * agent's account cannot become keeps its owner, and one whose extra entries cannot be removed keeps
- * them, and the log says so; a folder that cannot be made private stops start-up. An entry another account gave one named account on the folder itself
- * stays: `icacls` cannot remove what it is not named (docs/operations.md, "Private files").
+ * entry written on its contents dropped, so they inherit the folder's, and the till reader's grants
+ * given back at once (`config`'s till.readerGroup). A folder whose owner the agent's account cannot
+ * become keeps its owner, and one whose extra entries cannot be removed keeps them, and the log says
+ * so; a folder that cannot be made private stops start-up. An entry another account gave one named
+ * account on the folder itself stays: `icacls` cannot remove what it is not named
+ * (docs/operations.md, "Private files").
  */
-export function applyWindowsPrivateAcl(dirs: readonly string[], log: Logger): void {
+export function applyWindowsPrivateAcl(dirs: readonly string[], log: Logger, config: Pick<Config, 'dataDir' | 'till'> | null = null): void {
   if (POSIX) return;
   const owner = windowsAccountName();
   for (const dir of dirs) {
     if (!fs.existsSync(dir)) continue;
-    try {
-      runIcacls(windowsOwnerArgs(dir, owner), log);
-    } catch (err) {
-      log.warn(`${dir}: could not make ${owner} its owner, so the account that owns it may still change its permissions: ${(err as Error).message}`);
-    }
-    runIcacls(windowsPrivateAclArgs(dir, { owner, directory: true }), log);
-    // The folder is private from here on: what follows only removes more, and a failure of it is said,
-    // not a reason to stop.
-    const tighten = (args: string[], what: string): void => {
+    const steps = windowsPrivateAclSteps(dir, { owner, hasContents: fs.readdirSync(dir).length > 0, tillReader: tillReaderIn(dir, config) });
+    for (const step of steps) {
       try {
-        runIcacls(args, log);
+        runIcacls(step.args, log);
       } catch (err) {
-        log.warn(`${dir}: could not remove ${what}: ${(err as Error).message}`);
+        if (step.onFailure === 'stop') throw err;
+        log.warn(`${dir}: ${step.onFailure.warning}: ${(err as Error).message}`);
       }
-    };
-    tighten(windowsRemoveBroadArgs(dir), 'the grants to Everyone, Users and the like written on it');
-    if (fs.readdirSync(dir).length > 0) tighten(windowsResetContentsArgs(dir), 'the permissions written on the files in it');
+    }
   }
 }

@@ -13,7 +13,7 @@ import { interruptedRestore } from './backup/restore';
 import { acquireAgentLock, type InstanceLock } from './instance';
 import { ownershipProblems } from './ownership';
 import { backupDir, logDir } from './paths';
-import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, tillReaderProblems } from './private-files';
+import { applyTillReaderAccess, applyWindowsPrivateAcl, leaveTillFileReadable, makePrivateDir, securePrivateData, switchTillFileToWal, tillReaderProblems } from './private-files';
 
 /**
  * Start-up is all or nothing. Everything that can be checked before anything listens is checked, and
@@ -183,10 +183,14 @@ export async function startAgent(config: Readonly<Config>, log: Logger, services
   // agent on the same folder hears "already running", not "port in use".
   if (dataDirOk) lock = acquireAgentLock(config.dataDir);
   let agent: Agent | null = null;
+  let tillFileSwitched = false;
   try {
     problems.push(...(await portProblems(config)));
     if (problems.length > 0) throw ConfigError.of(problems);
-    applyWindowsPrivateAcl([config.dataDir, logDir(config), backupDir(config)], log);
+    applyWindowsPrivateAcl([config.dataDir, logDir(config), backupDir(config)], log, config);
+    // Before the agent's connections open, so that they, and the migrations they run, find WAL mode.
+    tillFileSwitched = true;
+    await switchTillFileToWal(config, log);
     agent = new Agent(config, log, services);
     // After the database (and its -wal/-shm) exist: everything owner-only, then the till's exception.
     securePrivateData(config, [logDir(config), backupDir(config)]);
@@ -194,6 +198,8 @@ export async function startAgent(config: Readonly<Config>, log: Logger, services
     await agent.start();
   } catch (err) {
     if (agent) await agent.stop().catch((stopErr: unknown) => log.error(`stopping after a failed start: ${describeError(stopErr)}`));
+    // Still holding the folder: the till's file as a stopped agent leaves it.
+    if (tillFileSwitched) leaveTillFileReadable(config, log);
     lock?.release();
     throw err;
   }

@@ -77,16 +77,32 @@ export const AGENT_DB_CACHE_KIB = 2048;
  */
 export const TILL_DB_CACHE_KIB = 8192;
 
+/** How long a writer connection waits for another connection's lock before SQLite gives up with SQLITE_BUSY. */
+export const WRITER_BUSY_TIMEOUT_MS = 10_000;
+
 /**
- * Connection settings for a writer. WAL lets the till read while we write; synchronous=FULL
- * (better-sqlite3 leaves SQLite's WAL default of NORMAL, which can lose the last commits on power
- * loss) makes a COMMIT durable before we answer 200.
+ * What a writer connection does with the file's journal: `wal` puts it in WAL mode; `keep` leaves the
+ * mode the file has (a new, empty file is put in WAL mode).
  */
-export function configureWriter(db: Db, options: { autoCheckpoint?: boolean } = {}): void {
-  db.pragma('journal_mode = WAL');
+export type WriterJournal = 'wal' | 'keep';
+
+/**
+ * Connection settings for a writer. synchronous=FULL (better-sqlite3 leaves SQLite's WAL default of
+ * NORMAL, which can lose the last commits on power loss) makes a COMMIT durable before we answer 200.
+ *
+ * WAL lets the till read while we write. openDatabase puts agent.db and staff.db in WAL mode (`wal`).
+ * The till's file, and any file another caller configures (`compact`), keeps its mode (`keep`, the
+ * default): for the till's file the agent decides it, WAL from its start and a rollback journal at a
+ * clean stop when another account's till reads the file (src/ops/private-files.ts,
+ * till.readerGroup), so a command run while no agent runs leaves the file as that till can read it.
+ */
+export function configureWriter(db: Db, options: { autoCheckpoint?: boolean; journal?: WriterJournal } = {}): void {
+  // First: every statement below, a switch to WAL included, then waits for another connection's lock
+  // instead of failing with "database is locked".
+  db.pragma(`busy_timeout = ${WRITER_BUSY_TIMEOUT_MS}`);
+  if (options.journal === 'wal' || db.pragma('page_count', { simple: true }) === 0) db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 10000');
   // Let the WAL be checkpointed back regularly so readers do not slow down on a long WAL. The
   // receiver's connection turns this off: a checkpoint after a large body would run on the HTTP event
   // loop; the applier's thread checkpoints agent.db instead (src/sync/applier.ts).
@@ -110,8 +126,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    configureWriter(db, options.autoCheckpoint === undefined ? {} : { autoCheckpoint: options.autoCheckpoint });
     const kind = options.kind ?? 'till';
+    configureWriter(db, { journal: kind === 'till' ? 'keep' : 'wal', ...(options.autoCheckpoint === undefined ? {} : { autoCheckpoint: options.autoCheckpoint }) });
     if (kind === 'agent') db.pragma(`cache_size = -${AGENT_DB_CACHE_KIB}`);
     if (kind === 'till') db.pragma(`cache_size = -${TILL_DB_CACHE_KIB}`);
     migrate(db, options.migrations ?? MIGRATIONS_FOR[kind], options.migrate ?? true, path.basename(file));

@@ -284,7 +284,7 @@ export const restoreCommand: Command = {
   positionals: [1, 1],
   async run(ctx) {
     const config = opsConfig(ctx);
-    const result = await restoreDatabase(config, ctx.args[0]!);
+    const result = await restoreDatabase(config, ctx.args[0]!, new Date(), ctx.logger(config));
     if (ctx.json) ctx.printJson(result);
     else {
       ctx.out(`Restored ${result.restoredFrom}.`);

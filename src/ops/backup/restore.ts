@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import type { Config } from '../../config/schema';
 import { operatorName } from '../../core';
 import { AppError, describeError } from '../../errors';
+import { silentLogger, type Logger } from '../../log';
 import { AGENT_FILE, STAFF_FILE, storeFilePath, TILL_FILE, type StoreFileKind } from '../../store/database';
 import { closeStore, openStore } from '../../store/store';
 import { holdDataFolder } from '../instance';
-import { makePrivateDir, makePrivateFile } from '../private-files';
+import { applyTillReaderAccess, leaveTillFileReadable, makePrivateDir, makePrivateFile } from '../private-files';
 import { backupDir } from '../paths';
 
 import { fsyncPath, stamp } from './files';
@@ -72,22 +73,24 @@ export interface RestoreResult {
  * connection would corrupt what it sees. The live files are first saved beside the backups. The
  * restored agent resumes each location's chain from the restored ChangeSequence: updates delivered
  * since then are missing, so later deliveries wait as gaps (shown by `status`) until head office
- * resends the missing ones. A set without staff.db leaves the live staff cache as it is.
+ * resends the missing ones. A set without staff.db leaves the live staff cache as it is. The restored
+ * till's file is left as a stopped agent leaves it: readable by till.readerGroup (`log` tells), with a
+ * rollback journal for that reader.
  */
-export async function restoreDatabase(config: Readonly<Config>, candidate: string, now: Date = new Date()): Promise<RestoreResult> {
+export async function restoreDatabase(config: Readonly<Config>, candidate: string, now: Date = new Date(), log: Logger = silentLogger): Promise<RestoreResult> {
   const source = path.resolve(candidate);
   const check = checkBackupFile(source);
   if (!check.ok) throw new AppError('backup_refused', 422, `refusing to restore ${source}: ${check.problems.join('; ')}`);
   // Held to the end, so no agent can start on a half-restored folder.
   const lock = holdDataFolder(config.dataDir, 'restoring');
   try {
-    return await restoreLocked(config, source, check, now);
+    return await restoreLocked(config, source, check, now, log);
   } finally {
     lock.release();
   }
 }
 
-async function restoreLocked(config: Readonly<Config>, source: string, check: CandidateCheck, now: Date): Promise<RestoreResult> {
+async function restoreLocked(config: Readonly<Config>, source: string, check: CandidateCheck, now: Date, log: Logger): Promise<RestoreResult> {
   const live = (kind: StoreFileKind): string => storeFilePath(config.dataDir, kind);
   if ([live('till'), live('agent'), path.resolve(config.dataDir)].includes(source)) throw new AppError('backup_refused', 422, 'that is the live data itself');
   let previousSavedAs: string | null = null;
@@ -208,5 +211,14 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
     closeStore(store, { optimize: false });
   }
   for (const kind of ['till', 'agent', 'staff'] as const) if (fs.existsSync(live(kind))) makePrivateFile(live(kind));
+  // The till's exception, as at the agent's start, and its journal as a stopped agent leaves it: the
+  // till reads the restored file before the agent runs again. The restore itself is done by now, so a
+  // failure here is told, not thrown.
+  try {
+    applyTillReaderAccess(config, log);
+  } catch (err) {
+    log.warn(`the restored till's file could not be given to till.readerGroup (the agent's next start tries again): ${describeError(err)}`);
+  }
+  leaveTillFileReadable(config, log);
   return { restoredFrom: source, previousSavedAs, check };
 }

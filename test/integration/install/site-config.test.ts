@@ -52,7 +52,7 @@ describe('one site configuration (config/site.ts) from the command line', () => 
     const config = path.join(home, 'site.json');
     fs.writeFileSync(config, JSON.stringify({ dataDir }));
     const before = fs.readFileSync(path.join(dataDir, 'pos-sync.db')).toString('base64');
-    for (const args of [['status'], ['deliveries'], ['staff', 'search', 'a'], ['force-apply', '3021'], ['staff', 'purge', '--yes']]) {
+    for (const args of [['status'], ['deliveries'], ['staff', 'search', 'a'], ['force-apply', '3021:1043', '--reason', 'x'], ['staff', 'purge', '--yes']]) {
       const r = cli([...args, '--config', config], env);
       assert.equal(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.match(r.stderr, /holds a 0\.1 agent's data in pos-sync\.db, not upgraded yet .*Start the agent once to upgrade it \(.*serve.*\), then run this again\. \[site_not_upgraded\]/, args.join(' '));

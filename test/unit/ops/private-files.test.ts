@@ -2,7 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeCrash } from '../../../src/ops/crash';
 import { ConfigError } from '../../../src/errors';
-import { SID_ADMINISTRATORS, SID_SYSTEM, TILL_FILES, windowsAccountName, BROAD_SIDS, windowsOwnerArgs, windowsPrivateAclArgs, windowsRemoveBroadArgs, windowsResetContentsArgs, windowsTillReaderAclArgs } from '../../../src/ops/private-files';
+import {
+  SID_ADMINISTRATORS,
+  SID_SYSTEM,
+  TILL_FILES,
+  windowsAccountName,
+  BROAD_SIDS,
+  windowsOwnerArgs,
+  windowsPrivateAclArgs,
+  windowsPrivateAclSteps,
+  windowsRemoveBroadArgs,
+  windowsResetContentsArgs,
+  windowsTillReaderAclArgs,
+} from '../../../src/ops/private-files';
 
 describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
   it('a private folder: inheritance removed, full control for the owner, SYSTEM and Administrators only, inherited by its contents', () => {
@@ -40,6 +52,34 @@ describe('Windows ACLs (icacls arguments; Windows cannot run here)', () => {
   it("the till's reader gets read (R) on one file, added to the private ACL", () => {
     assert.deepEqual(windowsTillReaderAclArgs('C:\\data\\pos-sync.db', 'SHOP01\\TillUsers'), ['C:\\data\\pos-sync.db', '/grant', 'SHOP01\\TillUsers:(R)', '/Q']);
     assert.deepEqual(TILL_FILES, ['pos-sync.db', 'pos-sync.db-wal', 'pos-sync.db-shm']);
+  });
+
+  it("the till reader's grants are given back right after the reset of the data folder's contents drops them", () => {
+    const files = ['C:\\data\\pos-sync.db', 'C:\\data\\pos-sync.db-wal'];
+    const steps = windowsPrivateAclSteps('C:\\data', { owner: 'SHOP01\\agent', hasContents: true, tillReader: { reader: 'SHOP01\\TillUsers', files } });
+    assert.deepEqual(
+      steps.map((s) => s.args),
+      [
+        windowsOwnerArgs('C:\\data', 'SHOP01\\agent'),
+        windowsPrivateAclArgs('C:\\data', { owner: 'SHOP01\\agent', directory: true }),
+        windowsRemoveBroadArgs('C:\\data'),
+        windowsResetContentsArgs('C:\\data'),
+        windowsTillReaderAclArgs(files[0]!, 'SHOP01\\TillUsers'),
+        windowsTillReaderAclArgs(files[1]!, 'SHOP01\\TillUsers'),
+      ],
+    );
+    // Making the folder private and giving the till its files stop start-up when refused; the rest is said and passed over.
+    assert.deepEqual(
+      steps.map((s) => (s.onFailure === 'stop' ? 'stop' : 'warn')),
+      ['warn', 'stop', 'warn', 'warn', 'stop', 'stop'],
+    );
+    // No reader (or another folder than the data folder): nothing is granted; an empty folder has no contents to reset.
+    const plain = windowsPrivateAclSteps('C:\\logs', { owner: 'agent', hasContents: false, tillReader: null });
+    assert.deepEqual(
+      plain.map((s) => s.args[1]),
+      ['/setowner', '/inheritance:r', '/remove:g'],
+    );
+    assert.ok(!plain.some((s) => s.args.some((a) => a.endsWith(':(R)'))));
   });
 
   it('names the account as DOMAIN\\user when Windows says the domain', () => {
