@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, AppError, describeError } from '../errors';
-import { redactor } from '../log';
+import { redactor, silentLogger } from '../log';
 import { appVersion } from '../version';
 import { EXIT, UsageError, makeContext, type Command } from './command';
 import fs from 'node:fs';
@@ -10,7 +10,9 @@ import { setInvocationConfigArgument } from '../config/invocation';
 import { configArgument } from '../config/site';
 import { machineConfigTrusted } from '../config/windows-service';
 import { guardOutputStreams, writeErr, writeOut } from './output';
-import { restrictUmask } from '../ops/private-files';
+import { leaveTillFileReadable, restrictUmask } from '../ops/private-files';
+import { isInstanceLocked } from '../ops/instance';
+import type { Config } from '../config/schema';
 import { didYouMean } from '../domain/did-you-mean';
 
 /** Options every command takes, wherever they stand on the line (before or after the command). */
@@ -271,8 +273,13 @@ export async function run(rawArgv: readonly string[]): Promise<number> {
     // Hints this command prints (`Run: pos-sync-agent ...`) carry the --config it needs to reach this site.
     setInvocationConfigArgument(configArgument(ctx.site(), { exists: (file) => fs.existsSync(file), machineTrusted: () => machineConfigTrusted() }));
     command.check?.(ctx);
-    checkSite(ctx, command.name, dataUseOf(command));
-    return await command.run(ctx);
+    const use = dataUseOf(command);
+    checkSite(ctx, command.name, use);
+    try {
+      return await command.run(ctx);
+    } finally {
+      if (use !== 'none') leaveTillReadableWhenStopped(ctx.config());
+    }
   } catch (err) {
     return report(failureOf(err, command), json);
   }
@@ -290,4 +297,15 @@ export function main(argv: readonly string[]): void {
       process.exitCode = report(failureOf(err, null), wantsJson(argv));
     },
   );
+}
+
+/**
+ * After a command that used the data folder, with no agent running on it: the till's file as a stopped
+ * agent leaves it for a till reading as another account (till.readerGroup). After a crash the file is
+ * still in WAL mode, and the command's connection, the last to close, removed its -wal and -shm, which
+ * that till cannot create again (src/ops/private-files.ts, leaveTillFileReadable).
+ */
+function leaveTillReadableWhenStopped(config: Readonly<Config>): void {
+  if (config.till.readerGroup === null || !fs.existsSync(config.dataDir) || isInstanceLocked(config.dataDir)) return;
+  leaveTillFileReadable(config, silentLogger);
 }

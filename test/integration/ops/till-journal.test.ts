@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import type { Logger } from '../../../src/log';
 import { silentLogger } from '../../../src/log';
 import { leaveTillFileReadable, makePrivateDir, switchTillFileToWal, TILL_READER_DIR_MODE } from '../../../src/ops/private-files';
 import { configureWriter, databasePath, openDatabase, storeFilePath, WRITER_BUSY_TIMEOUT_MS, type Db } from '../../../src/store/database';
+import { REPO_ROOT, writeConfig } from '../../helpers/child-agent';
 import { tempDir, testConfig } from '../../helpers/fixtures';
 
 /**
@@ -81,6 +82,21 @@ describe("the till's file: its journal mode", () => {
     assert.equal(journalMode(databasePath(dataDir)), 'delete');
     assert.equal(fs.existsSync(`${databasePath(dataDir)}-wal`), false);
     assert.equal(journalMode(storeFilePath(dataDir, 'agent')), 'wal');
+  });
+
+  it('a command run after a crash, with no agent running, leaves the file as a stopped agent does for a till reader', () => {
+    // After a crash the till's file is still in WAL mode; the command's connection, the last to close,
+    // removes -wal and -shm, which a till reading as another account could not create again.
+    const home = tempDir();
+    const dataDir = path.join(home, 'data');
+    new AgentCore(testConfig({ dataDir }), silentLogger).close();
+    assert.equal(journalMode(databasePath(dataDir)), 'wal');
+    const group = spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim();
+    const config = writeConfig(home, { dataDir, till: { readerGroup: group } });
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pos-sync-agent.cjs'), 'status', '--config', config], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status === 0 || r.status === 1, true, r.stderr);
+    assert.equal(journalMode(databasePath(dataDir)), 'delete');
+    assert.equal(fs.existsSync(`${databasePath(dataDir)}-wal`), false);
   });
 
   it('configureWriter (as compact calls it) keeps the mode of an existing file, puts a new one in WAL mode, and sets the busy timeout before anything else', () => {
