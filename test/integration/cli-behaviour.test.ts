@@ -131,6 +131,10 @@ describe('the CLI process', () => {
       { args: ['lookup', '--plu', '4242', '--date', '26/11/2026'], message: /--date takes YYYY-MM-DD/ },
       { args: ['pause', '--reason', ' '], message: /--reason takes a text/ },
       { args: ['staff', 'purge'], message: /add --yes to confirm/ },
+      { args: ['changes', '--days', '0'], message: /--days takes a whole number from 1/ },
+      { args: ['audit', '--limit', 'x'], message: /--limit takes a whole number/ },
+      { args: ['conflicts', '--location', 'x'], message: /--location takes a whole number/ },
+      { args: ['conflicts', 'not-a-name'], message: /LOCATION:SEQUENCE/ },
     ];
     for (const c of cases) {
       const r = cli(['--json', ...c.args, '--config', config]);

@@ -27,7 +27,7 @@ export const changes: Command = {
   summary: 'what the till will charge or offer differently, day by day (default: the next 14 days)',
   usage: '[--location L] [--from YYYY-MM-DD] [--days N] [--json]',
   options: { location: { type: 'string' }, from: { type: 'string' }, days: { type: 'string' } },
-  run(ctx) {
+  check(ctx) {
     const rawLocation = ctx.values.location;
     if (rawLocation !== undefined && (typeof rawLocation !== 'string' || !/^\d+$/.test(rawLocation))) throw new UsageError('--location takes a whole number');
     const from = ctx.values.from;
@@ -36,6 +36,11 @@ export const changes: Command = {
     if (typeof rawDays !== 'string' || !/^\d+$/.test(rawDays) || Number(rawDays) < 1 || Number(rawDays) > MAX_CHANGE_DAYS) {
       throw new UsageError(`--days takes a whole number from 1 to ${MAX_CHANGE_DAYS}`);
     }
+  },
+  run(ctx) {
+    const rawLocation = ctx.values.location as string | undefined;
+    const from = ctx.values.from as string | undefined;
+    const rawDays = (ctx.values.days ?? '14') as string;
     const config = ctx.config();
     const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
     try {

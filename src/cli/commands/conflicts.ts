@@ -39,9 +39,13 @@ export const conflictsCommand: Command = {
   usage: '[LOCATION:SEQUENCE] [--location L]',
   options: { location: { type: 'string' } },
   positionals: [0, 1],
-  run(ctx) {
+  check(ctx) {
     const raw = ctx.values.location;
     if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw))) throw new UsageError('--location takes a whole number');
+    if (ctx.args.length > 0 && !parseUpdateName(ctx.args[0]!)) throw new UsageError(UPDATE_NAME_HELP);
+  },
+  run(ctx) {
+    const raw = ctx.values.location as string | undefined;
     return withCore(ctx, (core) => {
       if (ctx.args.length === 0) {
         const conflicts = listConflicts(core.agentDb, raw === undefined ? null : Number(raw));
