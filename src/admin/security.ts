@@ -127,8 +127,9 @@ export function sessionSecondsLeft(value: string, key: string, now: Date): numbe
 }
 
 /**
- * How old a session must be before a use renews it: a minute, so that not every request gets a new
- * value, or a tenth of a session shorter than ten minutes, which could otherwise never be renewed.
+ * How old a session must be before a use renews it: old enough that not every request gets a new
+ * value, and, for the shortest sessions admin.sessionHours allows, young enough that a use can renew
+ * them before they end.
  */
 function renewAfterSeconds(sessionHours: number): number {
   return Math.min(60, sessionHours * 360);

@@ -16,8 +16,8 @@ export interface DailyStats {
  * window (indexed by received_at), so the cost does not grow with history.
  */
 export function dailyStats(db: Db, days: number, timeZone: string, now: Date = new Date()): DailyStats {
-  // Calendar days back from today: a day is not always 24 hours (clock changes), so stepping back a
-  // fixed period from now skips a day or names one twice in the hour after midnight.
+  // Calendar days back from today: a day is not a fixed length (clock changes), so stepping back a
+  // fixed period from now skips a day near midnight after a change.
   const today = todayIn(timeZone, now);
   const uniqueDays: string[] = [];
   for (let i = days - 1; i >= 0; i--) uniqueDays.push(addDays(today, -i));

@@ -31,8 +31,8 @@ export interface ValueChange<V> {
   readonly source: number;
   /**
    * The update that wrote the range ending the day before, when one touches this date: the change
-   * may be that range's end (a closure for two days ends on the third), which the later of the two
-   * updates caused (src/till/changes.ts picks it).
+   * may be that range's end (a temporary closure ends and the earlier status returns), which the
+   * later of the two updates caused (src/till/changes.ts picks it).
    */
   readonly endingSource: number | null;
 }

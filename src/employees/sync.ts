@@ -82,8 +82,8 @@ export async function syncStaff(client: EmployeeClient, cache: StaffCache, confi
   // through its own retries and keep the window waiting for nothing. They keep their cache and record
   // the same reason. A resource that went unanswered (every attempt timed out or lost its connection)
   // may be that endpoint's problem alone, so the next one is still asked; the service counts as
-  // unreachable after two such resources in a row, or at once when nothing at its address took the
-  // connection (refused, name not found) or the agent is stopping.
+  // unreachable when the resource before it went unanswered too, or at once when nothing at its
+  // address took the connection (refused, name not found) or the agent is stopping.
   let unreachable: string | null = null;
   let unanswered = false;
   const run = async (resource: StaffResource, pull: () => Promise<{ mode: 'full' | 'delta'; count: number }>): Promise<void> => {
