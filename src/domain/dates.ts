@@ -15,6 +15,11 @@ export type IsoDate = string & { readonly __isoDate: unique symbol };
 export const FIRST_DATE = '0001-01-01' as IsoDate;
 export const LAST_DATE = '9999-12-31' as IsoDate;
 
+/** Written as YYYY-MM-DD, whether or not it is a date in the calendar (isIsoDate says that). */
+export function hasIsoDateShape(text: unknown): text is string {
+  return typeof text === 'string' && ISO_DATE.test(text);
+}
+
 export function isIsoDate(text: unknown): text is IsoDate {
   if (typeof text !== 'string') return false;
   const m = ISO_DATE.exec(text);

@@ -44,6 +44,16 @@ export async function startChildAgent(configFile: string, env: NodeJS.ProcessEnv
   return startServe(['--config', configFile], { env: { ...process.env, ...env }, command });
 }
 
+/** Runs `fn` with `serve --config FILE` running as a child process (startChildAgent), stopped after with SIGTERM. */
+export async function withChildAgent<T>(configFile: string, fn: (agent: ChildAgent) => Promise<T>): Promise<T> {
+  const agent = await startChildAgent(configFile);
+  try {
+    return await fn(agent);
+  } finally {
+    await agent.kill('SIGTERM');
+  }
+}
+
 /**
  * Runs `pos-sync-agent serve ARGS` as a real child process and waits until it listens: `env` is the
  * child's whole environment (default: this process's), `cwd` its folder (default: the checkout).

@@ -1,14 +1,11 @@
 import Router from 'router';
-import { FIRST_DATE, inDateDomain, isIsoDate } from '../../domain/dates';
+import { FIRST_DATE, hasIsoDateShape, inDateDomain, isIsoDate } from '../../domain/dates';
 import { TEXT_LIMITS } from '../../domain/payload';
 import { AppError } from '../../errors';
 import { sendJson } from '../../http/errors';
 import { query } from '../../http/request';
 import type { AdminAgent } from '../deps';
 import { optionalPositiveInt } from './common';
-
-/** Written as YYYY-MM-DD, whether or not it is a date in the calendar (isIsoDate says that). */
-const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The PLU asked for, trimmed: as long as a PLU the till can hold (docs/pos-database.md, "Limits":
@@ -25,7 +22,7 @@ function pluOf(value: unknown): string {
 /** The date asked for, or null for today; a date outside the calendar or the till's dates is named. */
 function dateOf(value: unknown): string | null {
   if (value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !DATE_SHAPE.test(value)) throw new AppError('invalid_date', 400, 'date must be YYYY-MM-DD');
+  if (!hasIsoDateShape(value)) throw new AppError('invalid_date', 400, 'date must be YYYY-MM-DD');
   if (!isIsoDate(value)) throw new AppError('invalid_date', 400, `${value} is not a date in the calendar`);
   if (!inDateDomain(value)) throw new AppError('invalid_date', 400, `${value} is before ${FIRST_DATE}, the first date the till knows`);
   return value;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { operatorName } from '../../../src/core';
 import { controlEndpoint, WebhookListenerReply } from '../../../src/ops/control-protocol';
 import { ControlClient } from '../../../src/ops/control-request';
-import { CLI, runCli, startChildAgent, writeRawConfig, type ChildAgent } from '../../helpers/child-agent';
+import { CLI, runCli, startChildAgent, withChildAgent, writeRawConfig } from '../../helpers/child-agent';
 import { tempDir } from '../../helpers/fixtures';
 import { needs } from '../../helpers/system';
 
@@ -104,20 +104,11 @@ function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-async function withAgent<T>(config: string, fn: (agent: ChildAgent) => Promise<T>): Promise<T> {
-  const agent = await startChildAgent(config);
-  try {
-    return await fn(agent);
-  } finally {
-    await agent.kill('SIGTERM');
-  }
-}
-
 describe('dev publisher sends the data folder\'s webhook token only to the agent running on it', () => {
   it('with no agent running, a program listening on the URL\'s port gets nothing, and the command says why in one line', async () => {
     const { dataDir, config } = site();
     // A data folder with its token: the agent ran once, and stopped.
-    await withAgent(config, async () => undefined);
+    await withChildAgent(config, async () => undefined);
     assert.match(tokenOf(config), /^[A-Za-z0-9_-]{43}$/, 'the data folder holds its token');
     const squatter = await squat();
     try {
@@ -141,7 +132,7 @@ describe('dev publisher sends the data folder\'s webhook token only to the agent
 
   it('with the agent listening on another port (or the URL naming it by a host name), nothing is sent and the error names its URL', async () => {
     const { dataDir, config } = site();
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       const squatter = await squat();
       try {
         const r = await publish(config, ['--url', `http://127.0.0.1:${squatter.port}/webhooks/menu-cycles`, ...SMALL]);
@@ -163,7 +154,7 @@ describe('dev publisher sends the data folder\'s webhook token only to the agent
 
   it('to the running agent\'s own URL the token is sent by itself, and the agent says on its control channel where it listens', async () => {
     const { dataDir, config } = site();
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       const reply = await new ControlClient(controlEndpoint(dataDir), operatorName(), 10_000).request(WebhookListenerReply, { method: 'GET', route: '/webhook-listener' });
       assert.deepEqual(reply, { pid: agent.child.pid, url: agent.url });
       const r = await publish(config, ['--url', agent.url, ...SMALL, '--json']);
@@ -184,7 +175,7 @@ describe('dev publisher sends the data folder\'s webhook token only to the agent
     // A webhook over TLS takes a token the site sets (docs/operations.md, Webhook token).
     const made = runCli(config, ['secrets', 'generate', 'webhook.bearerToken']);
     assert.equal(made.status, 0, made.stderr);
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       assert.match(agent.url, /^https:\/\/127\.0\.0\.1:\d+\//);
       const r = await publish(config, ['--url', agent.url, '--ca', certFile, ...SMALL, '--json']);
       assert.equal(r.status, 0, r.stdout + r.stderr);

@@ -10,6 +10,7 @@ import { silentLogger } from '../../../src/log';
 import { leaveTillFileReadable, makePrivateDir, switchTillFileToWal, TILL_READER_DIR_MODE } from '../../../src/ops/private-files';
 import { configureWriter, databasePath, openDatabase, storeFilePath, WRITER_BUSY_TIMEOUT_MS, type Db } from '../../../src/store/database';
 import { REPO_ROOT, writeConfig } from '../../helpers/child-agent';
+import { heldRead, heldReadScript } from '../../helpers/held-read';
 import { tempDir, testConfig } from '../../helpers/fixtures';
 
 /**
@@ -46,26 +47,10 @@ function recordingLogger(lines: string[]): Logger {
 }
 
 /** Another process holding a read transaction on `file` until `release()`. */
-async function holdRead(file: string): Promise<{ release(): Promise<void> }> {
-  const script =
-    `const D = require('better-sqlite3'); const db = new D(process.argv[1], { readonly: true });` +
-    `db.exec('BEGIN'); db.prepare('SELECT count(*) FROM sqlite_master').get(); console.log('holding');` +
-    `process.stdin.resume(); process.stdin.on('end', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`;
-  const child = spawn(process.execPath, ['-e', script, file], { cwd: path.resolve(__dirname, '..', '..', '..'), stdio: ['pipe', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      if (c.toString().includes('holding')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the reader exited with ${code}`)));
-  });
-  return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.stdin.end();
-      }),
-  };
+function holdRead(file: string): Promise<{ release(): Promise<void> }> {
+  const script = heldReadScript('SELECT count(*) FROM sqlite_master');
+  const env = { ...process.env, SQLITE: require.resolve('better-sqlite3'), DB: file };
+  return heldRead(spawn(process.execPath, ['-e', script], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
 }
 
 describe("the till's file: its journal mode", () => {

@@ -9,6 +9,7 @@ import { freePort, runCli, startChildAgent, writeConfig, type ChildAgent } from 
 import { samplePath, tempDir } from '../../helpers/fixtures';
 import { reachableByNobody } from '../../helpers/second-user';
 import { needs } from '../../helpers/system';
+import { heldRead, heldReadScript } from '../../helpers/held-read';
 
 /**
  * till.readerGroup: the till, another OS account in that group (nobody, through setpriv), keeps
@@ -111,30 +112,9 @@ async function stoppedSite(): Promise<Site> {
 }
 
 /** A reader holding a read transaction on the till's file until the returned function is called. */
-async function holdReadTransaction(site: Site): Promise<{ release(): Promise<void> }> {
-  const script =
-    `const D = require(process.env.SQLITE); const db = new D(process.env.DB, { readonly: true, fileMustExist: true });` +
-    `db.exec('BEGIN'); db.prepare('SELECT count(*) FROM pos_prices').get(); console.log('holding');` +
-    `process.stdin.resume(); process.stdin.on('end', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`;
-  const { args, env } = tillArgs(script, site.gid, path.join(site.dataDir, 'pos-sync.db'));
-  const child = spawn('setpriv', args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr.on('data', (c) => (out += c));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('holding')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the reader exited with ${code}: ${out}`)));
-  });
-  return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.stdin.end();
-      }),
-  };
+function holdReadTransaction(site: Site): Promise<{ release(): Promise<void> }> {
+  const { args, env } = tillArgs(heldReadScript('SELECT count(*) FROM pos_prices'), site.gid, path.join(site.dataDir, 'pos-sync.db'));
+  return heldRead(spawn('setpriv', args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe'] }));
 }
 
 describe('till.readerGroup: the till keeps reading whatever the operator runs', () => {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT, startChildAgent, writeConfig, writeRawConfig, type ChildAgent } from '../../helpers/child-agent';
+import { REPO_ROOT, withChildAgent, writeConfig, writeRawConfig } from '../../helpers/child-agent';
 import { assessSeverity } from '../../../src/domain/severity';
 import type { LocationStatus } from '../../../src/store/read-models';
 import { item, price, tempDir, update } from '../../helpers/fixtures';
@@ -40,22 +40,13 @@ function post(url: string, body: unknown, token: string | null = null): Promise<
 
 const MENU = [item('100', '1', [price('2026-01-01', '2026-12-31', 'Eat In', 3.5)])];
 
-async function withAgent<T>(config: string, fn: (agent: ChildAgent) => Promise<T>): Promise<T> {
-  const agent = await startChildAgent(config);
-  try {
-    return await fn(agent);
-  } finally {
-    await agent.kill('SIGTERM');
-  }
-}
-
 describe('the webhook token an untouched install makes (a second OS account)', () => {
   it('first start makes an owner-only token; nobody\'s far-ahead update is refused, head office\'s with the token applied', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
     // The untouched configuration: nothing about the webhook's token.
     const config = writeRawConfig(dir, { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       const shown = cli(config, ['secrets', 'show', 'webhook.bearerToken']);
       assert.equal(shown.status, 0, shown.out);
       const token = shown.stdout.trim();
@@ -79,7 +70,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
       assert.equal(applied(), 11);
     });
     // The next start keeps the same token.
-    await withAgent(config, async () => {
+    await withChildAgent(config, async () => {
       assert.equal(cli(config, ['secrets', 'show', 'webhook.bearerToken']).stdout.trim().length, 43);
     });
   });
@@ -87,7 +78,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
   it('the dev publisher sends the local agent\'s token by itself', async () => {
     const dir = tempDir();
     const config = writeRawConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       const r = cli(config, ['dev', 'publisher', '--url', agent.url, '--locations', '1', '--updates', '3', '--items', '5', '--seed', '4', '--json']);
       assert.equal(r.status, 0, r.out);
       const summary = JSON.parse(r.stdout) as { acked: number; deliveries: number; statusCounts: Record<string, number> };
@@ -102,7 +93,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
     const base = { dataDir, webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } };
     // A 0.2 site: it ran, and head office sent without a token.
     const explicit = writeRawConfig(dir, { ...base, webhook: { port: 0, allowUnauthenticated: true } });
-    await withAgent(explicit, async (agent) => assert.equal((await post(agent.url, update(7, 10, 0, MENU))).status, 200));
+    await withChildAgent(explicit, async (agent) => assert.equal((await post(agent.url, update(7, 10, 0, MENU))).status, 200));
     const untouched = writeRawConfig(dir, base);
     const refused = cli(untouched, ['serve']);
     assert.equal(refused.status, 3, refused.out);
@@ -114,7 +105,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
     const made = cli(untouched, ['secrets', 'generate', 'webhook.bearerToken']);
     assert.equal(made.status, 0, made.out);
     const token = cli(untouched, ['secrets', 'show', 'webhook.bearerToken']).stdout.trim();
-    await withAgent(untouched, async (agent) => {
+    await withChildAgent(untouched, async (agent) => {
       assert.equal((await post(agent.url, update(7, 11, 10, MENU))).status, 401);
       assert.equal((await post(agent.url, update(7, 11, 10, MENU), token)).status, 200);
     });
@@ -124,7 +115,7 @@ describe('the webhook token an untouched install makes (a second OS account)', (
     const dir = tempDir();
     // A site that allows calls without a token (its explicit choice): the far-ahead update gets in.
     const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { enabled: false }, sync: { pollIntervalMs: 100, baselineSettleSeconds: 0 } });
-    await withAgent(config, async (agent) => {
+    await withChildAgent(config, async (agent) => {
       assert.equal((await post(agent.url, update(7, 10, 0, MENU))).status, 200);
       assert.equal(postAsNobody(agent.url, update(7, 900000000000, 10, MENU)), 200);
       const locationOf = (): LocationStatus | undefined => (JSON.parse(cli(config, ['status', '--json']).stdout) as { locations: LocationStatus[] }).locations.find((l) => l.locationId === 7);
