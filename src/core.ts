@@ -11,6 +11,7 @@ import { Inbox, quarantineBudget, quarantineLimits, type ReceiptOutcome } from '
 import { pauseState, setPaused, type PauseState } from './store/operations-state';
 import { acknowledgeWarnings, locationStatuses, recentDeliveries, type LocationStatus, type TillAnswer } from './store/queries';
 import { lookupPlu } from './till/lookup';
+import { notYetOnTillNotes } from './domain/wording';
 import { configuredTimezone, locationToday } from './till/location-time';
 import { closeStore, openStore, type StoreConnections } from './store/store';
 
@@ -224,6 +225,14 @@ export class AgentCore {
     const dates = [...new Set(items.map((i) => i.date))];
     // One date for the answer only when it is every item's; none found: today in the default timezone.
     return { date: dates.length === 0 ? this.today(null) : dates.length === 1 ? dates[0]! : null, items };
+  }
+
+  /**
+   * Per location with updates head office has sent that are not on the till yet, what to say beside
+   * an answer read from the till (notYetOnTillNote): the price check's and Coming up's, in the CLI.
+   */
+  notYetOnTillNotes(): Map<number, string> {
+    return notYetOnTillNotes(this.status(), this.paused);
   }
 
   deliveries(limit = 100, beforeId: number | null = null): ReturnType<typeof recentDeliveries> {

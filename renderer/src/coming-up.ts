@@ -1,6 +1,7 @@
 import { errorText, get } from './api';
 import { fullTime, h, replace, shortTime } from './dom';
 import type { ComingUpReply, StatusLocation, UpcomingChange } from './types';
+import { notYetOnTillNotes } from '../../src/domain/wording';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -41,6 +42,8 @@ export class ComingUpView {
   private readonly location: HTMLSelectElement;
   private readonly results: HTMLElement;
   private locationNames = new Map<number, string>();
+  /** Per location with updates sent but not on the till yet: what to say above its changes. */
+  private notYetOnTill = new Map<number, string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private asked = 0;
 
@@ -81,9 +84,10 @@ export class ComingUpView {
     );
   }
 
-  setLocations(locations: readonly StatusLocation[]): void {
+  setLocations(locations: readonly StatusLocation[], paused: boolean): void {
     const selected = this.location.value;
     this.locationNames = new Map(locations.map((l) => [l.locationId, l.locationName ?? `Location ${l.locationId}`]));
+    this.notYetOnTill = notYetOnTillNotes(locations, paused);
     replace(this.location, h('option', { value: '' }, 'All locations'), ...locations.map((l) => h('option', { value: String(l.locationId) }, `${l.locationName ?? 'Location'} (${l.locationId})`)));
     this.location.value = selected;
   }
@@ -99,11 +103,29 @@ export class ComingUpView {
     }
   }
 
+  /**
+   * For each location shown with updates head office has sent that are not on the till yet: the
+   * changes listed are the till's, and those updates may add or change some once applied.
+   */
+  private notYetOnTillBlock(reply: ComingUpReply): HTMLElement {
+    const ids = [...new Set(reply.windows.map((w) => w.locationId))];
+    return h(
+      'div',
+      { id: 'coming-not-yet' },
+      ...ids.flatMap((id) => {
+        const note = this.notYetOnTill.get(id);
+        return note === undefined ? [] : [h('p', { class: 'warn', id: `coming-not-yet-${id}` }, `${this.locationNames.get(id) ?? 'Location'} (${id}): ${note}`)];
+      }),
+    );
+  }
+
   private show(reply: ComingUpReply): void {
     const span = reply.windows.length === 1 ? `${reply.windows[0]!.from} to ${reply.windows[0]!.to}` : `the next ${reply.days} days`;
     if (reply.changes.length === 0) {
       const what = reply.search ? `No changes for “${reply.search}”` : 'No changes';
-      replace(this.results, h('p', { class: 'empty card' }, `${what} in ${span}: the till keeps charging and offering what it does today.`));
+      const notYet = this.notYetOnTillBlock(reply);
+      const keeps = notYet.childElementCount === 0 ? 'the till keeps charging and offering what it does today' : 'on the till as it is now';
+      replace(this.results, notYet, h('p', { class: 'empty card' }, `${what} in ${span}: ${keeps}.`));
       return;
     }
     const byDate = new Map<string, UpcomingChange[]>();
@@ -115,6 +137,7 @@ export class ComingUpView {
     const several = new Set(reply.changes.map((c) => c.locationId)).size > 1 || this.location.value === '';
     replace(
       this.results,
+      this.notYetOnTillBlock(reply),
       h(
         'p',
         { class: 'muted', id: 'coming-count' },

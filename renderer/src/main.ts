@@ -114,8 +114,8 @@ class App {
       return;
     }
     try {
-      this.till.setLocations(status.locations);
-      this.comingUp.setLocations(status.locations);
+      this.till.setLocations(status.locations, status.paused);
+      this.comingUp.setLocations(status.locations, status.paused);
       if (this.current === 'status') {
         renderStatus(byId('panel-status'), status, summary, () => void this.refresh(), () => this.openOperations());
         await this.chart.refresh();

@@ -1,5 +1,5 @@
 import { ApiError, errorText, get } from './api';
-import { tillDayNotes } from '../../src/domain/wording';
+import { notYetOnTillNotes, tillDayNotes } from '../../src/domain/wording';
 import { h, replace, shortTime } from './dom';
 import type { StatusLocation, TillAnswer } from './types';
 import { setText } from './keep-place';
@@ -21,6 +21,8 @@ export class TillView {
   private readonly date: HTMLInputElement;
   private readonly location: HTMLSelectElement;
   private locationNames = new Map<number, string>();
+  /** Per location with updates sent but not on the till yet: what to say beside its answers. */
+  private notYetOnTill = new Map<number, string>();
   /** The answer on show (its question and reply as JSON), or null while none is (asking, an error). */
   private shown: { readonly question: Question; readonly json: string } | null = null;
 
@@ -58,11 +60,35 @@ export class TillView {
     );
   }
 
-  setLocations(locations: readonly StatusLocation[]): void {
+  setLocations(locations: readonly StatusLocation[], paused: boolean): void {
     const selected = this.location.value;
     this.locationNames = new Map(locations.map((l) => [l.locationId, l.locationName ?? `Location ${l.locationId}`]));
+    this.notYetOnTill = notYetOnTillNotes(locations, paused);
     replace(this.location, h('option', { value: '' }, 'All locations'), ...locations.map((l) => h('option', { value: String(l.locationId) }, `${l.locationName ?? 'Location'} (${l.locationId})`)));
     this.location.value = selected;
+    this.showNotYetOnTill();
+  }
+
+  /**
+   * Above the answer on show: for each of its locations (the one asked for, or every location when
+   * none was asked and nothing was found) with updates head office has sent that are not on the till
+   * yet, that the answer may change. Kept up to date in place at every refresh, apart from the answer.
+   */
+  private showNotYetOnTill(): void {
+    const block = this.results.querySelector('#till-not-yet');
+    if (!block || this.shown === null) return;
+    const { question, json } = this.shown;
+    const answer = JSON.parse(json) as LookupReply;
+    const asked = question.location === '' ? null : Number(question.location);
+    const ids = asked !== null ? [asked] : answer.items.length > 0 ? [...new Set(answer.items.map((i) => i.locationId))] : [...this.notYetOnTill.keys()];
+    const notes = ids.flatMap((id) => {
+      const note = this.notYetOnTill.get(id);
+      return note === undefined ? [] : [{ id, text: `${this.locationNames.get(id) ?? 'Location'} (${id}): ${note}` }];
+    });
+    const wanted = notes.map((n) => n.text).join('\n');
+    const present = [...block.children].map((c) => c.textContent ?? '').join('\n');
+    // The results are a live region: a note is written again only when it changed.
+    if (wanted !== present) replace(block as HTMLElement, ...notes.map((n) => h('p', { class: 'warn', id: `till-not-yet-${n.id}` }, n.text)));
   }
 
   private async lookup(): Promise<void> {
@@ -122,6 +148,7 @@ export class TillView {
     const json = JSON.stringify(answer);
     if (json === shown.json) {
       this.results.querySelector('#till-stale')?.remove();
+      this.showNotYetOnTill();
       return;
     }
     this.shown = { question: shown.question, json };
@@ -138,20 +165,24 @@ export class TillView {
     const dateAsked = question.date !== '';
     // Said when the answer was asked again and came back different: what is shown is the till's now.
     const changed = changedAt === null ? null : h('p', { class: 'muted', id: 'till-updated' }, 'Updated ', h('time', { datetime: changedAt }, shortTime(changedAt)), ': the till\'s answer changed since it was first shown.');
+    const notYet = h('div', { id: 'till-not-yet' });
     if (answer.items.length === 0) {
-      replace(this.results, changed, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
+      replace(this.results, changed, notYet, h('p', { class: 'empty card' }, `No item with PLU ${plu} is known to the till.`));
+      this.showNotYetOnTill();
       return;
     }
     const count = `${answer.items.length} item${answer.items.length === 1 ? '' : 's'} with PLU ${plu}`;
     replace(
       this.results,
       changed,
+      notYet,
       h('p', { class: 'muted', id: 'till-count' }, answer.date !== null ? `${count} on ${answer.date}:` : `${count}, each on today's date at its own location (the locations' dates differ):`),
       answer.items.length > 1
         ? h('p', { class: 'muted', id: 'till-plu-repeats' }, `PLUs can repeat: these ${answer.items.length} items share PLU ${plu} (at different locations, or as different items of one menu). The till tells them apart by location and item ID; each is shown with its own prices.`)
         : null,
       ...answer.items.map((item) => this.itemCard(item, item.date, dateAsked)),
     );
+    this.showNotYetOnTill();
   }
 
   private itemCard(item: TillAnswer, date: string, dateAsked: boolean): HTMLElement {
@@ -216,3 +247,4 @@ export class TillView {
     );
   }
 }
+

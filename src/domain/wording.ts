@@ -124,3 +124,47 @@ export function tillDayNotes(date: string, priced: boolean, mealPeriods: boolean
   }
   return { prices: null, mealPeriods: mealPeriods ? null : `Not tied to meal periods on ${date}: sold whenever it is priced, at any time of day.` };
 }
+
+/** What notYetOnTillNote reads of a location's updates not applied yet (LocationStatus.waiting). */
+export interface NotYetOnTill {
+  readonly changeSequence: number;
+  readonly reason: 'queued' | 'waiting' | 'fork' | 'needs-adoption' | 'settling' | 'not-for-site';
+  readonly missing?: number | null;
+}
+
+/**
+ * Beside an answer read from the till (a price check, Coming up) for one location: that head office
+ * has sent updates for it which are not on the till yet, so the answer is the till's now and may
+ * change once they are applied; and what they wait for. Null when nothing sent is waiting to be
+ * applied (updates for a location this site does not serve are never applied, so they are not named).
+ */
+export function notYetOnTillNote(waiting: readonly NotYetOnTill[], paused: boolean): string | null {
+  const pending = waiting.filter((w) => w.reason !== 'not-for-site');
+  if (pending.length === 0) return null;
+  const sent = `Head office has sent ${plural(pending.length, 'update', 'updates')} for this location that ${pending.length === 1 ? 'is' : 'are'} not on the till yet`;
+  const after = 'this is what the till has now, and it may change once';
+  const they = pending.length === 1 ? 'it is' : 'they are';
+  const missing = pending
+    .filter((w) => w.reason === 'waiting' && typeof w.missing === 'number')
+    .map((w) => w.missing as number)
+    .sort((a, b) => a - b)[0];
+  if (missing !== undefined) return `${sent}: ${pending.length === 1 ? 'it waits' : 'they wait'} for update ${missing}, which has not arrived (a gap in the chain). ${capitalise(after)} ${they} applied.`;
+  if (pending.some((w) => w.reason === 'fork' || w.reason === 'needs-adoption')) return `${sent}: ${pending.length === 1 ? 'it waits' : 'they wait'} for a decision on Sync status. ${capitalise(after)} ${they} applied.`;
+  if (paused) return `${sent}: applying is paused. ${capitalise(after)} applying resumes.`;
+  if (pending.every((w) => w.reason === 'settling')) return `${sent}: a new location's first updates are collected for a short while before the first is applied. ${capitalise(after)} ${they} applied.`;
+  return `${sent}: ${they} being applied. ${capitalise(after)} ${they} applied.`;
+}
+
+/** notYetOnTillNote for each location that has one, by LocationID. */
+export function notYetOnTillNotes(locations: readonly { readonly locationId: number; readonly waiting: readonly NotYetOnTill[] }[], paused: boolean): Map<number, string> {
+  const notes = new Map<number, string>();
+  for (const l of locations) {
+    const note = notYetOnTillNote(l.waiting, paused);
+    if (note !== null) notes.set(l.locationId, note);
+  }
+  return notes;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

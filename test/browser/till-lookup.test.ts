@@ -14,7 +14,8 @@ import { item, price, update } from '../helpers/fixtures';
  * again when an update changes the till (the fields and the focus left as they are), and kept but
  * marked as possibly out of date while that fails (the lookup alone refused through page.route); a
  * PLU as long as the till takes is looked up, a longer one is refused with the limit; a date written
- * as YYYY-MM-DD that is not in the calendar is named. Screenshots in
+ * as YYYY-MM-DD that is not in the calendar is named; while an update head office sent waits behind a
+ * gap, the answer and Coming up say it is not on the till yet. Screenshots in
  * test-artifacts/browser/till-lookup-*.png.
  */
 
@@ -167,6 +168,39 @@ describe('status window: what will the till charge, kept current and within the 
       assert.equal(reply.status, 400, date);
       assert.deepEqual(reply.error, { id: 'invalid_date', message });
     }
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('says beside the answer and in Coming up that an update sent is not on the till yet, until it is', async () => {
+    await lookUp('2002');
+    const card = page.locator('#till-results article', { hasText: 'Porridge' });
+    assert.match(await card.innerText(), /Eat In\s+7\.50 GBP/);
+    assert.equal(await page.locator('#till-not-yet p').count(), 0);
+    await plu().focus();
+    // Update 7 arrives before its parent 6: stored, waiting behind the gap; the till still charges 7.50.
+    assert.equal((await t.post(menu(7, 6, '8.00'))).status, 200);
+    const note = page.locator('#till-not-yet-3021');
+    await note.waitFor({ timeout: 10_000 });
+    assert.equal(
+      await note.innerText(),
+      'Riverside Kitchen (3021): Head office has sent 1 update for this location that is not on the till yet: it waits for update 6, which has not arrived (a gap in the chain). This is what the till has now, and it may change once it is applied.',
+    );
+    assert.match(await card.innerText(), /Eat In\s+7\.50 GBP/);
+    assert.equal(await focusedId(), 'till-plu');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'till-lookup-not-yet-on-till.png'), fullPage: true });
+    await page.getByRole('tab', { name: 'Coming up' }).click();
+    await page.locator('#coming-not-yet-3021').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#coming-not-yet-3021').innerText(), await note.innerText());
+    await page.getByRole('tab', { name: 'What will the till charge?' }).click();
+    // The gap is filled: both apply, the answer changes and the note goes.
+    assert.equal((await t.post(menu(6, 5, '7.75'))).status, 200);
+    await t.settle();
+    await card.getByText(/8\.00 GBP/).waitFor({ timeout: 10_000 });
+    await note.waitFor({ state: 'detached', timeout: 10_000 });
+    await page.getByRole('tab', { name: 'Coming up' }).click();
+    await page.locator('#coming-not-yet-3021').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.match(await page.locator('#coming-results').innerText(), /No changes in \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: the till keeps charging and offering what it does today\./);
+    await page.getByRole('tab', { name: 'What will the till charge?' }).click();
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -22,9 +22,18 @@ describe('the CLI', () => {
     assert.match(waiting.stdout, /gap: update 3021:1043 \(received [^)]*\) needs update 1042, which has not arrived/);
     const statusJson = JSON.parse(cli(config, 'status', '--json').stdout) as { locations: { waiting: { waitingFor: number }[] }[] };
     assert.equal(statusJson.locations[0]!.waiting[0]!.waitingFor, 1042);
+    // What the till answers meanwhile says that 1043 is sent but not on the till (src/domain/wording.ts).
+    const gapNote = 'Head office has sent 1 update for this location that is not on the till yet: it waits for update 1042, which has not arrived (a gap in the chain). This is what the till has now, and it may change once it is applied.';
+    assert.ok(cli(config, 'lookup', '--plu', '1001', '--location', '3021').stdout.includes(`Location 3021: ${gapNote}\n`));
+    const gapJson = JSON.parse(cli(config, 'lookup', '--plu', '1001', '--json').stdout) as { notYetOnTill: unknown };
+    assert.deepEqual(gapJson.notYetOnTill, [{ locationId: 3021, note: gapNote }]);
+    assert.ok(cli(config, 'changes', '--location', '3021').stdout.includes(`\n  ${gapNote}\n`));
+    assert.ok(!cli(config, 'changes', '--location', '9').stdout.includes(gapNote));
 
     const second = cli(config, 'import', sample('02'));
     assert.match(second.stdout, /Applied location 3021 ChangeSequence 1043/);
+    assert.ok(!cli(config, 'lookup', '--plu', '1001', '--location', '3021').stdout.includes('not on the till yet'));
+    assert.deepEqual((JSON.parse(cli(config, 'lookup', '--plu', '1001', '--json').stdout) as { notYetOnTill: unknown }).notYetOnTill, []);
 
     const christmas = JSON.parse(cli(config, 'lookup', '--plu', '1001', '--location', '3021', '--date', '2026-12-25', '--json').stdout) as {
       date: string; items: { prices: { tariffName: string; sellPrice: string; sellPriceMinor: number; taxCode: string; taxRate: number }[]; availability: { mealPeriod: string; status: string }[] }[];

@@ -53,10 +53,18 @@ export const changes: Command = {
         ctx.printJson(result.changes);
         return EXIT.ok;
       }
+      // Updates head office sent that are not on the till yet may add or change some of these.
+      const notYet = core.notYetOnTillNotes();
       if (result.windows.length === 0) ctx.out('The till has no menu yet.');
+      const asked = rawLocation === undefined ? null : Number(rawLocation);
+      for (const [id, note] of notYet) {
+        if ((asked === null || asked === id) && !result.windows.some((w) => w.locationId === id)) ctx.out(`Location ${id}: ${note}`);
+      }
       for (const w of result.windows) {
         const mine = result.changes.filter((c) => c.locationId === w.locationId);
         ctx.out(`Location ${w.locationId}, ${w.from} to ${w.to}: ${mine.length === 0 ? 'no changes' : `${mine.length} change${mine.length === 1 ? '' : 's'}`}`);
+        const note = notYet.get(w.locationId);
+        if (note !== undefined) ctx.out(`  ${note}`);
         let day = '';
         for (const c of mine) {
           if (c.date !== day) {

@@ -336,12 +336,20 @@ export const lookup: Command = {
     const locationId = optionalInteger(ctx, 'location');
     return withCore(ctx, (core) => {
       const answer = core.lookup(plu, { locationId, date: (date as string | undefined) ?? null });
+      // Updates head office sent that are not on the till yet may change the answer (or add the PLU).
+      const notYet = core.notYetOnTillNotes();
+      const shownFor = locationId !== null ? [locationId] : answer.items.length > 0 ? [...new Set(answer.items.map((i) => i.locationId))] : [...notYet.keys()];
+      const notYetOnTill = shownFor.flatMap((id) => (notYet.has(id) ? [{ locationId: id, note: notYet.get(id)! }] : []));
       // Not found is a failure (exit 1), so a script can tell "no such PLU" from "priced" without parsing.
-      if (answer.items.length === 0) throw new AppError('plu_not_found', 404, `no item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}`);
+      if (answer.items.length === 0) {
+        if (!ctx.json) for (const n of notYetOnTill) ctx.out(`Location ${n.locationId}: ${n.note}`);
+        throw new AppError('plu_not_found', 404, `no item with PLU ${plu.trim()}${locationId === null ? '' : ` at location ${locationId}`}`);
+      }
       if (ctx.json) {
-        ctx.printJson(answer);
+        ctx.printJson({ ...answer, notYetOnTill });
         return EXIT.ok;
       }
+      for (const n of notYetOnTill) ctx.out(`Location ${n.locationId}: ${n.note}`);
       for (const item of answer.items) {
         ctx.out(`Location ${item.locationId}  PLU ${item.plu}  ${item.itemName} (${item.itemType}, item ${item.itemId}) on ${item.date}`);
         // The same notes as the status window's till lookup (src/domain/wording.ts).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainServiceProblem, plural, staffRetryText, staffSyncText, tillDayNotes } from '../../../src/domain/wording';
+import { notYetOnTillNote, notYetOnTillNotes, plainServiceProblem, plural, staffRetryText, staffSyncText, tillDayNotes, type NotYetOnTill } from '../../../src/domain/wording';
 
 describe('window wording (issue 12, point 15)', () => {
   it('counts with the right noun', () => {
@@ -61,5 +61,43 @@ describe('till lookup notes on selling an item on a date', () => {
   it('says a priced item without meal periods that day is sold whenever it is priced, and adds nothing to meal periods', () => {
     assert.deepEqual(tillDayNotes('2026-12-25', true, false), { prices: null, mealPeriods: 'Not tied to meal periods on 2026-12-25: sold whenever it is priced, at any time of day.' });
     assert.deepEqual(tillDayNotes('2026-12-25', true, true), { prices: null, mealPeriods: null });
+  });
+});
+
+describe('updates sent but not on the till yet, beside a till answer', () => {
+  const w = (changeSequence: number, reason: NotYetOnTill['reason'], missing: number | null = null): NotYetOnTill => ({ changeSequence, reason, missing });
+  const MAY_CHANGE_ONE = 'This is what the till has now, and it may change once it is applied.';
+  const MAY_CHANGE_MANY = 'This is what the till has now, and it may change once they are applied.';
+
+  it('says nothing when nothing sent waits, or only updates this site never applies', () => {
+    assert.equal(notYetOnTillNote([], false), null);
+    assert.equal(notYetOnTillNote([w(9, 'not-for-site')], true), null);
+  });
+
+  it('names the first missing update of a gap, before anything else', () => {
+    assert.equal(
+      notYetOnTillNote([w(12, 'waiting', 11), w(15, 'waiting', 14), w(13, 'queued'), w(9, 'not-for-site')], true),
+      `Head office has sent 3 updates for this location that are not on the till yet: they wait for update 11, which has not arrived (a gap in the chain). ${MAY_CHANGE_MANY}`,
+    );
+    assert.equal(
+      notYetOnTillNote([w(7, 'waiting', 6)], false),
+      `Head office has sent 1 update for this location that is not on the till yet: it waits for update 6, which has not arrived (a gap in the chain). ${MAY_CHANGE_ONE}`,
+    );
+  });
+
+  it('says a decision is wanted, applying is paused, a new location settles, or it is being applied', () => {
+    assert.equal(notYetOnTillNote([w(3, 'fork'), w(4, 'queued')], true), `Head office has sent 2 updates for this location that are not on the till yet: they wait for a decision on Sync status. ${MAY_CHANGE_MANY}`);
+    assert.equal(notYetOnTillNote([w(3, 'needs-adoption')], false), `Head office has sent 1 update for this location that is not on the till yet: it waits for a decision on Sync status. ${MAY_CHANGE_ONE}`);
+    assert.equal(notYetOnTillNote([w(3, 'queued')], true), 'Head office has sent 1 update for this location that is not on the till yet: applying is paused. This is what the till has now, and it may change once applying resumes.');
+    assert.equal(
+      notYetOnTillNote([w(3, 'settling'), w(4, 'settling')], false),
+      `Head office has sent 2 updates for this location that are not on the till yet: a new location's first updates are collected for a short while before the first is applied. ${MAY_CHANGE_MANY}`,
+    );
+    assert.equal(notYetOnTillNote([w(3, 'settling'), w(4, 'queued')], false), `Head office has sent 2 updates for this location that are not on the till yet: they are being applied. ${MAY_CHANGE_MANY}`);
+  });
+
+  it('keeps one note per location that has one', () => {
+    const notes = notYetOnTillNotes([{ locationId: 1, waiting: [] }, { locationId: 2, waiting: [w(5, 'queued')] }, { locationId: 3, waiting: [w(5, 'not-for-site')] }], false);
+    assert.deepEqual([...notes.keys()], [2]);
   });
 });
