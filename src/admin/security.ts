@@ -17,13 +17,13 @@ const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * DNS rebinding defence: a page from evil.example whose name now resolves to 127.0.0.1 still sends
  * `Host: evil.example:8780`. Only loopback names with our own port are accepted.
  */
-export function checkHostHeader(host: string | undefined, port: number): Decision {
-  const refused: Decision = { ok: false, status: 421, id: 'host_not_allowed', message: 'this server answers only to a loopback Host (127.0.0.1, localhost or [::1])' };
+export function checkHostHeader(host: string | undefined, port: number, names: ReadonlySet<string> = LOOPBACK_HOSTNAMES): Decision {
+  const refused: Decision = { ok: false, status: 421, id: 'host_not_allowed', message: names === LOOPBACK_HOSTNAMES ? 'this server answers only to a loopback Host (127.0.0.1, localhost or [::1])' : 'this server answers only to its own loopback address' };
   if (!host) return refused;
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host.trim().toLowerCase());
   if (!match) return refused;
   const [, name, portText] = match;
-  if (!name || !LOOPBACK_HOSTNAMES.has(name)) return refused;
+  if (!name || !names.has(name)) return refused;
   // Browsers omit the port only for 80; we never listen there, so the port must be present and ours.
   if (portText === undefined || Number(portText) !== port) return refused;
   return OK;
@@ -195,9 +195,36 @@ export function checkChange(req: ChangeRequest, ownOrigins: readonly string[], c
   return OK;
 }
 
-/** Origins the window can have for a server on `port` (what browsers send in `Origin`). */
-export function ownOrigins(port: number): string[] {
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+/**
+ * The names a browser may put in `Host` for the window's server bound at `boundHost` (as written in a
+ * URL: `127.0.0.1`, `[::1]`, `127.83.4.201`). On the fixed loopback addresses every loopback name
+ * (`localhost` resolves to either); on an address of its own (admin.newAddressEachStart) that
+ * address alone: no other name reaches it.
+ */
+export function windowHostNames(boundHost: string = '127.0.0.1'): ReadonlySet<string> {
+  return boundHost === '127.0.0.1' || boundHost === '[::1]' ? LOOPBACK_HOSTNAMES : new Set([boundHost]);
+}
+
+/**
+ * Origins the window can have for a server on `port` at `boundHost` (what browsers send in
+ * `Origin`). On an address of its own, only that origin: 127.0.0.1 and localhost at the same port
+ * are then another server's, which another account may hold.
+ */
+export function ownOrigins(port: number, boundHost: string = '127.0.0.1'): string[] {
+  return [...windowHostNames(boundHost)].map((name) => `http://${name}:${port}`);
+}
+
+/**
+ * A loopback address for the window's server, drawn afresh at each start (admin.newAddressEachStart):
+ * 127.0.0.0/8 except 127.0.0.1 and the network and broadcast forms. A browser keeps what a page stored
+ * (service workers, cached files) by origin; drawn afresh, the origin of the window that starts next
+ * is one no page served while the agent was stopped could have had.
+ */
+export function freshLoopbackAddress(randomInt: (max: number) => number = (max) => crypto.randomInt(max)): string {
+  for (;;) {
+    const address = `127.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
+    if (address !== '127.0.0.1') return address;
+  }
 }
 
 /** Only loopback addresses may be bound: the admin API must never be reachable from the network. */

@@ -77,7 +77,7 @@ export class AdminService implements AgentService {
         ...(this.options.onSettingsChanged ? { onSettingsChanged: this.options.onSettingsChanged } : {}),
         ...(this.options.secrets ? { secrets: this.options.secrets } : {}),
       },
-      { host: this.config.admin.host, port: this.config.admin.port },
+      { host: this.config.admin.host, port: this.config.admin.port, fresh: this.config.admin.newAddressEachStart },
     );
     if (this.metrics && this.config.metrics.throughTunnel) {
       await agent.forwardMetrics(Number(new URL(this.running.url).port));

@@ -113,6 +113,12 @@ export const AdminSchema = z.strictObject({
   /** Loopback only; the admin server refuses any other address. */
   host: z.enum(['127.0.0.1', '::1']).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8780),
+  /**
+   * With host 127.0.0.1: listen on a loopback address drawn afresh at each start (127.x.y.z), so the
+   * window's origin is new each time and nothing a page stored in the browser under an earlier one
+   * (served by another program while the agent was stopped) applies to it. false: 127.0.0.1 always.
+   */
+  newAddressEachStart: z.boolean().default(true),
   enabled: z.boolean().default(true),
   /** File holding the per-install access token (created random, mode 0600). Relative to dataDir. Default: <dataDir>/admin-token */
   tokenFile: z.string().min(1).nullable().default(null),
@@ -193,7 +199,10 @@ export const EmployeesSchema = z.strictObject({
 export const TunnelSchema = z.strictObject({
   /** The tunnel program, e.g. `cloudflared` or `ngrok` (a full path if it is not on PATH). */
   command: z.string().min(1),
-  /** Its arguments. `{webhookPort}` and `{webhookUrl}` are replaced by the receiver's actual port and base URL. */
+  /**
+   * Its arguments. `{webhookPort}` and `{webhookUrl}` are replaced by the receiver's actual port and base URL.
+   * Name the webhook exactly (`127.0.0.1:{webhookPort}`, `{webhookUrl}`), never `localhost` or a bare port.
+   */
   args: z.array(z.string()).default([]),
   /** The public base URL head office calls (without the webhook path); `/healthz` is checked through it. */
   publicUrl: z.url({ protocol: /^https?$/ }),

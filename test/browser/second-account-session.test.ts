@@ -92,7 +92,7 @@ describe("another account's server on another loopback port, in Chromium", async
     assert.notEqual(await page.title(), 'status 200');
     // Everything the browser sent it, replayed by nobody's server to the agent's API: refused.
     for (const s of attacker.seen) {
-      const headers: Record<string, string> = { host: `127.0.0.1:${t.adminPort}` };
+      const headers: Record<string, string> = { host: `${t.adminHost}` };
       if (s.headers.cookie) headers.cookie = s.headers.cookie;
       if (s.headers.authorization) headers.authorization = s.headers.authorization;
       const res = await fetch(`${t.adminUrl}api/status`, { headers });
@@ -123,8 +123,8 @@ describe("another account's server on another loopback port, in Chromium", async
     await used.getByText(/already been used/).waitFor();
     const code = new URL(t.loginUrl).searchParams.get('login')!;
     const evil = await context.newPage();
-    await evil.goto(`http://127.0.0.1:${t.adminPort}//evil.example/?login=${code}`);
-    assert.equal(new URL(evil.url()).origin, `http://127.0.0.1:${t.adminPort}`);
+    await evil.goto(`${t.adminOrigin}//evil.example/?login=${code}`);
+    assert.equal(new URL(evil.url()).origin, `${t.adminOrigin}`);
     for (const p of [other, used, evil]) await p.close();
   });
 });

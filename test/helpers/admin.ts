@@ -20,9 +20,13 @@ export function ensureRendererBuilt(): void {
 
 export interface RunningAdminAgent extends RunningTestAgent {
   readonly admin: AdminService;
-  /** http://127.0.0.1:PORT/ */
+  /** http://HOST:PORT/ (HOST a fresh 127.x.y.z unless admin.newAddressEachStart is off) */
   readonly adminUrl: string;
   readonly adminPort: number;
+  /** HOST:PORT, as a browser sends it in `Host`. */
+  readonly adminHost: string;
+  /** http://HOST:PORT, as a browser sends it in `Origin`. */
+  readonly adminOrigin: string;
   /** A new one-time login link each time it is read. */
   readonly loginUrl: string;
   /** The admin token (for `Authorization: Bearer` in API tests). */
@@ -44,6 +48,8 @@ export async function startAdminAgent(
     admin,
     adminUrl,
     adminPort: Number(new URL(adminUrl).port),
+    adminHost: new URL(adminUrl).host,
+    adminOrigin: new URL(adminUrl).origin,
     // A login link works once: each read mints a new one, as the tray's "Open status window" does.
     get loginUrl() {
       return admin.loginUrl!;

@@ -31,8 +31,8 @@ async function loadedBy(config: Record<string, unknown>, whileRunning?: (adminUr
   const file = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { port: 0 }, ...config });
   const agent = await startChildAgent(file, { NODE_OPTIONS: `--require ${JSON.stringify(PROBE)}`, POS_SYNC_LOADED_MODULES_FILE: list });
   try {
-    await waitFor('the status window', () => /status window at http:\/\/127\.0\.0\.1:\d+\//.test(agent.output()), 20_000);
-    await whileRunning?.(/status window at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(agent.output())![1]!);
+    await waitFor('the status window', () => /status window at http:\/\/127\.\d+\.\d+\.\d+:\d+\//.test(agent.output()), 20_000);
+    await whileRunning?.(/status window at (http:\/\/127\.\d+\.\d+\.\d+:\d+\/)/.exec(agent.output())![1]!);
     agent.child.kill('SIGUSR2');
     await waitFor('the probe to write what serve loaded', () => fs.existsSync(list), 20_000);
     const lines = (file: string): string[] => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);

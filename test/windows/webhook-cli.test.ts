@@ -121,7 +121,7 @@ describe('Windows: the webhook and the command line over the named pipe', () => 
 
     const link = await cli(args('admin-url'), out);
     assert.equal(link.code, 0, link.stderr);
-    const url = /(http:\/\/127\.0\.0\.1:\d+\/\?login=\S+)/.exec(link.stdout)?.[1];
+    const url = /(http:\/\/127\.\d+\.\d+\.\d+:\d+\/\?login=\S+)/.exec(link.stdout)?.[1];
     assert.ok(url, link.stdout);
     const res = await fetch(url, { redirect: 'manual' });
     assert.ok(res.status < 400, `the login link answered ${res.status}`);

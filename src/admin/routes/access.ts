@@ -13,6 +13,7 @@ import {
   checkChange,
   checkCredentials,
   checkHostHeader,
+  windowHostNames,
   csrfTokenFor,
   mintSession,
   ownOrigins,
@@ -36,7 +37,8 @@ function refuse(decision: Decision): never {
 }
 
 export function accessRoutes(options: {
-  readonly port: () => number;
+  /** Where the server listens (known after listen): its port, and its host as a URL writes it. */
+  readonly address: () => { readonly host: string; readonly port: number };
   readonly token: () => string;
   /** What this start of the server signs sessions and login codes with (security.ts, signingKey). */
   readonly signingKey: () => string;
@@ -44,7 +46,7 @@ export function accessRoutes(options: {
   readonly usedCodesFile: string;
   readonly onLogin?: () => void;
 }): Router.Router {
-  const { port, sessionHours, signingKey } = options;
+  const { address, sessionHours, signingKey } = options;
   const currentToken = options.token;
   const usedCodes = new UsedLoginCodes(options.usedCodesFile);
   const router = Router();
@@ -52,7 +54,8 @@ export function accessRoutes(options: {
   router.use((req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     res.setHeader('Cache-Control', 'no-store');
-    const host = checkHostHeader(req.headers.host, port());
+    const bound = address();
+    const host = checkHostHeader(req.headers.host, bound.port, windowHostNames(bound.host));
     if (!host.ok) {
       // Plain text on purpose: nothing from this response may be useful to a rebinding page.
       sendText(res, host.status, 'text/plain', `${host.message}\n`);
@@ -64,7 +67,7 @@ export function accessRoutes(options: {
   // The window's script trades the login link's one-time code for a session value it keeps in the
   // page's sessionStorage (security.ts). Only from the window's own origin, like every change.
   router.post('/api/login', jsonBody({ limit: 1024, decompress: false }), (req, res) => {
-    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(port()), 'login');
+    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(address().port, address().host), 'login');
     if (!origin.ok) refuse(origin);
     const code = (bodyOf(req) as { code?: unknown } | undefined)?.code;
     if (typeof code !== 'string') throw new AppError('login_code_required', 400, 'send {"code": "<the login link\'s code>"}');
@@ -100,7 +103,7 @@ export function accessRoutes(options: {
         origin: header(req, 'origin'),
         secFetchSite: header(req, 'sec-fetch-site'),
       },
-      ownOrigins(port()),
+      ownOrigins(address().port, address().host),
       csrfTokenFor(currentToken()),
     );
     if (!decision.ok) refuse(decision);

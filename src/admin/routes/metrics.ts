@@ -1,7 +1,7 @@
 import Router from 'router';
 import { sendText } from '../../http/reply';
 import { sameSecret } from '../../http/secrets';
-import { checkHostHeader } from '../security';
+import { checkHostHeader, windowHostNames } from '../security';
 
 /** What GET /metrics serves (admin/metrics.ts's AgentMetrics). */
 export interface MetricsEndpoint {
@@ -20,7 +20,7 @@ const BEARER = /^Bearer ([\x21-\x7e]+)$/;
  * window's token or session: a scraper's credential must not open the window). Mounted before the
  * window's access checks; the Host check still applies (loopback only).
  */
-export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Router.Router {
+export function metricsRoutes(endpoint: MetricsEndpoint, address: () => { readonly host: string; readonly port: number }): Router.Router {
   const router = Router();
   router.get('/metrics', (req, res, next) => {
     const token = endpoint.token;
@@ -30,7 +30,8 @@ export function metricsRoutes(endpoint: MetricsEndpoint, port: () => number): Ro
     }
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    const host = checkHostHeader(req.headers.host, port());
+    const bound = address();
+    const host = checkHostHeader(req.headers.host, bound.port, windowHostNames(bound.host));
     if (!host.ok) {
       endpoint.refused('host_not_allowed');
       sendText(res, host.status, 'text/plain', `${host.message}\n`);

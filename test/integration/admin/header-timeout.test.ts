@@ -19,9 +19,9 @@ describe('admin server header timeout', async () => {
     // here can only be longer than the server's (a slow or busy machine only adds to it); it cannot
     // come out short because this process saw 'connect' or 'close' late.
     const started = performance.now();
-    const socket = net.connect(t.adminPort, '127.0.0.1');
+    const socket = net.connect(t.adminPort, new URL(t.adminUrl).hostname);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write(`GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:${t.adminPort}\r\nX-Slow: `);
+    socket.write(`GET /api/status HTTP/1.1\r\nHost: ${t.adminHost}\r\nX-Slow: `);
     let answer = '';
     socket.on('data', (c: Buffer) => (answer += c.toString('latin1')));
     const closedAfterMs = await new Promise<number>((resolve, reject) => {

@@ -35,6 +35,13 @@ function adminUrl(config: string): string {
   return /(http:\/\/\S+\?login=\S+)/.exec(r.stdout)![1]!;
 }
 
+/** `link` sent to the window's current address (`current`: any URL of it): the agent draws a new one at each start. */
+function movedTo(link: string, current: string): string {
+  const url = new URL(link);
+  url.host = new URL(current).host;
+  return url.href;
+}
+
 async function trade(link: string): Promise<{ status: number; id: string | null }> {
   const url = new URL(link);
   const res = await fetch(`${url.origin}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url.origin }, body: JSON.stringify({ code: url.searchParams.get('login') }) });
@@ -62,7 +69,7 @@ describe('login links', () => {
     agent = await startChildAgent(config);
     try {
       // Refused after the restart too: no link outlives the start of the agent that made it.
-      assert.deepEqual(await trade(link), { status: 401, id: 'login_code_invalid' }, 'a used link worked after the restart');
+      assert.deepEqual(await trade(movedTo(link, adminUrl(config))), { status: 401, id: 'login_code_invalid' }, 'a used link worked after the restart');
     } finally {
       await agent.kill('SIGTERM');
     }
@@ -86,10 +93,14 @@ describe('login links', () => {
     }
     agent = await startChildAgent(config);
     try {
-      assert.deepEqual(await apiStatus(origin, `Session ${session}`), { status: 401, id: 'admin_session_expired' });
-      assert.deepEqual(await trade(unused), { status: 401, id: 'login_code_invalid' });
+      // The window has a new origin at each start (admin.newAddressEachStart): both are sent there.
+      const now = new URL(adminUrl(config)).origin;
+      assert.notEqual(now, origin);
+      assert.equal(new URL(now).port, new URL(origin).port);
+      assert.deepEqual(await apiStatus(now, `Session ${session}`), { status: 401, id: 'admin_session_expired' });
+      assert.deepEqual(await trade(movedTo(unused, now)), { status: 401, id: 'login_code_invalid' });
       // A link from this start works.
-      assert.deepEqual(await apiStatus(origin, `Session ${await login(adminUrl(config))}`), { status: 200, id: null });
+      assert.deepEqual(await apiStatus(now, `Session ${await login(adminUrl(config))}`), { status: 200, id: null });
     } finally {
       await agent.kill('SIGTERM');
     }
@@ -100,10 +111,12 @@ describe('login links', () => {
     const port = await freePort();
     const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { port } });
     let agent = await startChildAgent(config);
-    const origin = `http://127.0.0.1:${port}`;
+    let origin: string;
     let session: string;
     try {
-      session = await login(adminUrl(config));
+      const link = adminUrl(config);
+      origin = new URL(link).origin;
+      session = await login(link);
     } finally {
       await agent.kill('SIGTERM');
     }
@@ -111,7 +124,7 @@ describe('login links', () => {
     const squatter = spawn(
       'setpriv',
       ['--reuid=nobody', '--regid=nogroup', '--clear-groups', reachableByNobody(process.execPath), '-e',
-        `require('node:http').createServer((req, res) => { process.stdout.write(JSON.stringify(req.headers.authorization ?? null) + '\\n'); res.end('{}'); }).listen(${port}, '127.0.0.1', () => process.stdout.write('listening\\n'));`],
+        `require('node:http').createServer((req, res) => { process.stdout.write(JSON.stringify(req.headers.authorization ?? null) + '\\n'); res.end('{}'); }).listen(${port}, ${JSON.stringify(new URL(origin).hostname)}, () => process.stdout.write('listening\\n'));`],
       { cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let captured: string;
@@ -134,7 +147,7 @@ describe('login links', () => {
       const replayed = spawnSync(
         'setpriv',
         ['--reuid=nobody', '--regid=nogroup', '--clear-groups', reachableByNobody(process.execPath), '-e',
-          `fetch(${JSON.stringify(`${origin}/api/status`)}, { headers: { authorization: process.env.CAPTURED } }).then((r) => console.log(r.status));`],
+          `fetch(${JSON.stringify(`${new URL(adminUrl(config)).origin}/api/status`)}, { headers: { authorization: process.env.CAPTURED } }).then((r) => console.log(r.status));`],
         { cwd: '/', env: { PATH: process.env.PATH, CAPTURED: captured }, encoding: 'utf8', timeout: 30_000 },
       );
       assert.equal(replayed.stdout.trim(), '401', replayed.stderr);
@@ -152,7 +165,7 @@ describe('login links', () => {
     try {
       const out = agent.output();
       assert.doesNotMatch(out, /login=/);
-      assert.match(out, new RegExp(`Status window: http://127\\.0\\.0\\.1:${port}/ \\(get a one-time login link with: pos-sync-agent admin-url --config ${config.replace(/[/.]/g, '\\$&')}\\)`));
+      assert.match(out, new RegExp(`Status window: http://127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}:${port}/ \\(get a one-time login link with: pos-sync-agent admin-url --config ${config.replace(/[/.]/g, '\\$&')}\\)`));
     } finally {
       await agent.kill('SIGTERM');
     }

@@ -23,12 +23,13 @@ function collectingLogger(): { log: Logger; lines: string[] } {
 describe('admin server security over real HTTP', async () => {
   const { log, lines } = collectingLogger();
   const t = await startAdminAgent({}, { log });
-  const host = `127.0.0.1:${t.adminPort}`;
+  const host = `${t.adminHost}`;
   const auth = { authorization: `Bearer ${t.token}` };
   const csrf = csrfTokenFor(t.token);
 
-  it('listens on loopback only, on its own port', () => {
-    assert.match(t.adminUrl, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  it('listens on loopback only, on its own port, at an address of its own', () => {
+    assert.match(t.adminUrl, /^http:\/\/127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d+\/$/);
+    assert.notEqual(new URL(t.adminUrl).hostname, '127.0.0.1');
     assert.notEqual(t.adminPort, Number(new URL(t.webhookUrl).port));
   });
 
@@ -71,7 +72,8 @@ describe('admin server security over real HTTP', async () => {
     assert.doesNotMatch(traded.body, /session"/);
   });
 
-  for (const badHost of ['evil.example:PORT', 'evil.example', '127.0.0.1.nip.io:PORT', 'localhost:1', '127.0.0.1', '[::2]:PORT', '']) {
+  // On an address of its own, 127.0.0.1 and localhost at its port name another listener, not it.
+  for (const badHost of ['evil.example:PORT', 'evil.example', '127.0.0.1.nip.io:PORT', 'localhost:1', '127.0.0.1', '[::2]:PORT', '', '127.0.0.1:PORT', 'localhost:PORT', '[::1]:PORT']) {
     it(`refuses Host "${badHost}" even with a valid token (DNS rebinding)`, async () => {
       const value = badHost.replace('PORT', String(t.adminPort));
       for (const p of ['/', '/api/status', '/app.js', `/?token=${t.token}`]) {
@@ -83,12 +85,35 @@ describe('admin server security over real HTTP', async () => {
     });
   }
 
-  for (const goodHost of ['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT']) {
-    it(`accepts Host "${goodHost}"`, async () => {
-      const res = await rawRequest(`${t.adminUrl}api/status`, { headers: { ...auth, host: goodHost.replace('PORT', String(t.adminPort)) } });
-      assert.equal(res.status, 200);
-    });
-  }
+  it('at 127.0.0.1 and its port, serves no window: a page saying how it opens, asking the browser to drop what it kept there', async () => {
+    const door = `http://127.0.0.1:${t.adminPort}`;
+    const page = await rawRequest(`${door}/`, { headers: { host: `127.0.0.1:${t.adminPort}` } });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['clear-site-data'], '"cache", "storage"');
+    assert.match(String(page.headers['content-security-policy'] ?? ''), /default-src 'none'/);
+    assert.match(page.body, /pos-sync-agent admin-url/);
+    assert.doesNotMatch(page.body, /<script/);
+    // Neither the window's files nor its API, with the token or a login code from this start.
+    for (const p of ['/app.js', '/index.html', '/api/status', '/api/session']) {
+      const res = await rawRequest(`${door}${p}`, { headers: { ...auth, host: `127.0.0.1:${t.adminPort}` } });
+      assert.equal(res.status, 404, p);
+      assert.equal(res.headers['clear-site-data'], '"cache", "storage"', p);
+    }
+    const code = new URL(t.loginUrl).searchParams.get('login')!;
+    const traded = await rawRequest(`${door}/api/login`, { method: 'POST', headers: { host: `127.0.0.1:${t.adminPort}`, origin: door, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    assert.equal(traded.status, 404);
+    assert.doesNotMatch(traded.body, /session/);
+    // The code was not spent there: it still opens the window at its own address.
+    const real = await rawRequest(`${t.adminUrl}api/login`, { method: 'POST', headers: { host: t.adminHost, origin: t.adminOrigin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    assert.equal(real.status, 200);
+    // A rebinding page gets nothing there either.
+    assert.equal((await rawRequest(`${door}/`, { headers: { host: `evil.example:${t.adminPort}` } })).status, 421);
+  });
+
+  it('accepts its own address as Host', async () => {
+    const res = await rawRequest(`${t.adminUrl}api/status`, { headers: { ...auth, host: t.adminHost } });
+    assert.equal(res.status, 200);
+  });
 
   for (const p of ['/api/status', '/api/session', '/api/deliveries', '/api/payloads/inbox/1', '/api/events']) {
     it(`requires the session or token for ${p}; a cookie never counts (issue 24)`, async () => {
@@ -231,5 +256,24 @@ describe('admin server start-up refusals', () => {
     await a.agent.stop();
     const b = await startAdminAgent({ dataDir });
     assert.equal(b.token, first);
+  });
+});
+
+describe('admin server on 127.0.0.1 (admin.newAddressEachStart false)', async () => {
+  const t = await startAdminAgent({ admin: { newAddressEachStart: false } });
+  const auth = { authorization: `Bearer ${t.token}` };
+
+  it('listens on 127.0.0.1 and answers to every loopback name at its port', async () => {
+    assert.match(t.adminUrl, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    for (const goodHost of ['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT', '[::1]:PORT']) {
+      const res = await rawRequest(`${t.adminUrl}api/status`, { headers: { ...auth, host: goodHost.replace('PORT', String(t.adminPort)) } });
+      assert.equal(res.status, 200, goodHost);
+    }
+    const other = await rawRequest(`${t.adminUrl}api/status`, { headers: { ...auth, host: `127.0.0.2:${t.adminPort}` } });
+    assert.equal(other.status, 421);
+  });
+
+  it('stops', async () => {
+    await t.agent.stop();
   });
 });

@@ -28,10 +28,10 @@ const errorId = (a: { json(): unknown }): string => (a.json() as { error: { id: 
 
 describe('the status window server without express', async () => {
   const t = await startAdminAgent({ webhook: { maxBodyBytes: IMPORT_LIMIT } });
-  const host = `host: 127.0.0.1:${t.adminPort}`;
+  const host = `host: ${t.adminHost}`;
   const change = [`authorization: Bearer ${t.token}`, `x-csrf-token: ${csrfTokenFor(t.token)}`];
   const json = [...change, 'content-type: application/json'];
-  const request = (line: string, headers: string[] = [], body?: string | Buffer, options?: { chunked?: boolean }) => send(t.adminPort, [line, host, ...headers].join('\n'), body, options);
+  const request = (line: string, headers: string[] = [], body?: string | Buffer, options?: { chunked?: boolean }) => send({ host: new URL(t.adminUrl).hostname, port: t.adminPort }, [line, host, ...headers].join('\n'), body, options);
 
   it('serves the window\'s files with their types, no-store and the security headers, HEAD too', async () => {
     for (const [file, type] of [
@@ -65,7 +65,7 @@ describe('the status window server without express', async () => {
   });
 
   it('still checks the Host before serving a file', async () => {
-    const a = await send(t.adminPort, ['GET /app.js HTTP/1.1', 'host: evil.example'].join('\n'));
+    const a = await send({ host: new URL(t.adminUrl).hostname, port: t.adminPort }, ['GET /app.js HTTP/1.1', 'host: evil.example'].join('\n'));
     assert.equal(a.status, 421);
     assert.equal(a.header('content-type'), 'text/plain; charset=utf-8');
     assert.doesNotMatch(a.body.toString(), /use strict/);
@@ -97,7 +97,7 @@ describe('the status window server without express', async () => {
   });
 
   it('the login code fits in 1 KiB; more is refused with 413 before the code is looked at', async () => {
-    const login = [`origin: http://127.0.0.1:${t.adminPort}`, 'content-type: application/json'];
+    const login = [`origin: ${t.adminOrigin}`, 'content-type: application/json'];
     const exact = `{"code":"${'x'.repeat(1024 - 11)}"}`;
     assert.equal(Buffer.byteLength(exact), 1024);
     const a = await request('POST /api/login HTTP/1.1', login, exact);
@@ -108,7 +108,7 @@ describe('the status window server without express', async () => {
   });
 
   it('takes no compressed body on the login or a window change: 415, nothing decompressed', async () => {
-    const login = [`origin: http://127.0.0.1:${t.adminPort}`, 'content-type: application/json', 'content-encoding: gzip'];
+    const login = [`origin: ${t.adminOrigin}`, 'content-type: application/json', 'content-encoding: gzip'];
     const a = await request('POST /api/login HTTP/1.1', login, zlib.gzipSync('{"code":"x"}'));
     assert.equal(a.status, 415);
     assert.equal(errorId(a), 'unsupported_encoding');

@@ -46,10 +46,11 @@ export interface Answer {
  * Sends `head` (the request line and headers, `\n`-separated; `Host` and `Connection: close` are
  * added) and `body` as they are, no URL normalised, then reads the answer until the server closes.
  */
-export function send(port: number, head: string, body?: Buffer | string, options: { chunked?: boolean } = {}): Promise<Answer> {
+export function send(target: number | { readonly host: string; readonly port: number }, head: string, body?: Buffer | string, options: { chunked?: boolean } = {}): Promise<Answer> {
+  const { host, port } = typeof target === 'number' ? { host: '127.0.0.1', port: target } : target;
   const bytes = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body);
   const lines = head.split('\n');
-  if (!lines.some((l) => /^host:/i.test(l))) lines.push(`host: 127.0.0.1:${port}`);
+  if (!lines.some((l) => /^host:/i.test(l))) lines.push(`host: ${host}:${port}`);
   lines.push('connection: close');
   if (bytes !== undefined && options.chunked) lines.push('transfer-encoding: chunked');
   else if (bytes !== undefined && !lines.some((l) => /^content-length:/i.test(l))) lines.push(`content-length: ${bytes.length}`);
@@ -61,7 +62,7 @@ export function send(port: number, head: string, body?: Buffer | string, options
         ? Buffer.concat([start, ...(bytes.length > 0 ? [Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')] : []), Buffer.from('0\r\n\r\n')])
         : Buffer.concat([start, bytes]);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(port, host);
     const chunks: Buffer[] = [];
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
     socket.on('data', (c: Buffer) => chunks.push(c));
