@@ -1,5 +1,6 @@
 import type { WebhookTokenReply } from '../../src/admin/webhook-token-schema';
 import { errorText, send } from './api';
+import { cliCommand } from './cli';
 import { h, toast } from './dom';
 
 /**
@@ -23,7 +24,7 @@ export function webhookTokenRow(state: WebhookTokenState): HTMLElement {
     );
   }
   if (state === 'not-set') {
-    return h('p', { class: 'error', id: 'webhook-token-none' }, 'No webhook token is set, so the webhook takes updates without one. Ask IT to set the one head office registered (pos-sync-agent secrets set webhook.bearerToken).');
+    return h('p', { class: 'error', id: 'webhook-token-none' }, `No webhook token is set, so the webhook takes updates without one. Ask IT to set the one head office registered (${cliCommand('secrets set webhook.bearerToken')}).`);
   }
   const input = h('input', { id: 'webhook-token', type: 'password', readonly: true, value: '', placeholder: 'hidden', size: 48, autocomplete: 'off', spellcheck: 'false' });
   const show = h('button', { type: 'button', class: 'secondary', 'aria-controls': 'webhook-token' }, 'Show');

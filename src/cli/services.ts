@@ -34,7 +34,7 @@ function announceLogin(config: Readonly<Config>, output: ServeOutput): (loginUrl
     const url = new URL(loginUrl);
     const how =
       config.admin.port === 0
-        ? 'set a fixed admin.port to get login links with pos-sync-agent admin-url'
+        ? `set a fixed admin.port to get login links with ${cliCommand('admin-url')}`
         : // With the --config this site needs, absolute and quoted for this PC's shell (config/invocation.ts).
           `get a one-time login link with: ${cliCommand('admin-url')}`;
     writeOut(`Status window: ${url.origin}/ (${how})\n`);

@@ -1,4 +1,5 @@
 import type { AdminAlertProvider, OperationsAlert } from '../admin/extensions';
+import { cliCommand } from '../config/invocation';
 import type { AgentService } from '../agent';
 import type { Config } from '../config/schema';
 import type { Logger } from '../log';
@@ -19,7 +20,14 @@ export const LOCAL_OPEN_ALERT: OperationsAlert = {
   id: 'exposure',
   light: 'red',
   title: 'Any program or account on this PC can change your prices.',
-  text: 'The webhook takes updates without a token (webhook.allowUnauthenticated is on). Give head office the token from `pos-sync-agent secrets show webhook.bearerToken` (make one with `secrets generate` first if there is none), then turn webhook.allowUnauthenticated off.',
+  // Read when shown, not at load: the commands carry the --config this process was started with
+  // (set by the entry point after this module is loaded), so they reach this site as printed.
+  get text(): string {
+    return (
+      `The webhook takes updates without a token (webhook.allowUnauthenticated is on). Give head office the token from \`${cliCommand('secrets show webhook.bearerToken')}\` ` +
+      `(make one with \`${cliCommand('secrets generate webhook.bearerToken')}\` first if there is none), then turn webhook.allowUnauthenticated off.`
+    );
+  },
 };
 
 /** Keeps the red alert up while the receiver takes updates without a token (AgentService 'exposure'). */

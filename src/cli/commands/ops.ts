@@ -10,6 +10,7 @@ import { defaultDiagnosticsFile, writeDiagnostics } from '../../ops/diagnostics'
 import { holdDataFolder } from '../../ops/instance';
 import { backupDir } from '../../ops/paths';
 import { describeSite } from '../../config/site';
+import { cliCommand } from '../../config/invocation';
 import { dataDirFor, headlessSecretStore, loadConfigWithSecrets, rawConfigInput, secretsFileFor } from '../../ops/secrets';
 import { ENV_PREFIX } from '../../config/load';
 import { operatorName } from '../../core';
@@ -89,9 +90,11 @@ export async function readSecretFromStdin(prompt: string, input: NodeJS.ReadStre
 }
 
 /**
- * Which data folder a secrets command works on, said before anything else: without --config it is
- * the default folder, and a site whose agent runs with `--config site.json` (another dataDir) would
- * never see the secret. On stderr, so `secrets list --json` stays parseable.
+ * Which data folder a secrets command works on, said before anything else, as every command that reads
+ * or changes a site's data does (cli/site-check.ts): with the configuration it came from, --config
+ * included. Without --config it is the default folder, and a site whose agent runs with
+ * `--config site.json` (another dataDir) would never see the secret: that is said too. On stderr, so
+ * `secrets show` prints the token alone and `secrets list --json` stays parseable.
  */
 function announceSecretsFolder(ctx: CommandContext): string {
   const file = secretsFileFor(siteOptions(ctx));
@@ -103,7 +106,7 @@ function announceSecretsFolder(ctx: CommandContext): string {
       `No --config given: using the default data folder ${dataDir}${running}. ` +
         'If the site runs with --config FILE, run this again with that --config.\n',
     );
-  } else if (ctx.values.config === undefined) {
+  } else {
     writeErr(`Data folder: ${dataDir}${running} (configuration: ${describeSite(ctx.site())}).\n`);
   }
   return file;
@@ -173,7 +176,7 @@ const SHOWABLE = 'webhook.bearerToken';
 
 function showableName(ctx: CommandContext): typeof SHOWABLE {
   const name = assertSecretName(ctx.args[0]!);
-  if (name !== SHOWABLE) throw new UsageError(`only ${SHOWABLE} can be shown or generated here (the others come from their services: set them with secrets set)`);
+  if (name !== SHOWABLE) throw new UsageError(`only ${SHOWABLE} can be shown or generated here (the others come from their services: set them with ${cliCommand(`secrets set ${name}`)})`);
   return name;
 }
 
@@ -191,7 +194,9 @@ export const secretsShow: Command = {
     if (value !== null) auditOnDataFolder(dataDir, `${actor} (command line)`, SECRET_SHOWN_ACTION, { name });
     // Kept encrypted by the desktop app: its running agent answers (and records it in the audit log).
     else if (desktopKeepsWebhookToken(dataDir)) value = (await webhookTokenFromDesktop(dataDir, actor)).value;
-    if (value === null) throw new AppError('secret_not_set', 404, `${name} is not set in ${file} (or POS_SYNC_SECRET_*): start the agent once to make it, or run: pos-sync-agent secrets generate ${name}`);
+    if (value === null) {
+      throw new AppError('secret_not_set', 404, `${name} is not set in ${file} (or POS_SYNC_SECRET_*): start the agent once to make it (${cliCommand('serve')}), or run: ${cliCommand(`secrets generate ${name}`)}`);
+    }
     if (ctx.json) ctx.printJson({ name, value });
     else ctx.out(value);
     return EXIT.ok;
@@ -208,7 +213,8 @@ export const secretsGenerate: Command = {
     const file = announceSecretsFolder(ctx);
     const store = headlessSecretStore(file);
     store.set(name, crypto.randomBytes(32).toString('base64url'));
-    ctx.out(`Stored a new ${name} in ${file}. Give it to head office for this site's registration (pos-sync-agent secrets show ${name}); a running agent uses it from its next start.`);
+    // The hint carries this site's --config: typed without it, `secrets show` would print another folder's token.
+    ctx.out(`Stored a new ${name} in ${file}. Give it to head office for this site's registration (${cliCommand(`secrets show ${name}`)}); a running agent uses it from its next start.`);
     return EXIT.ok;
   },
 };
@@ -291,7 +297,7 @@ export const restoreCommand: Command = {
       if (result.previousSavedAs) ctx.out(`The files it replaced are kept as ${result.previousSavedAs}.`);
       if (result.check.kind === 'set' && !result.check.includesStaff) ctx.out('The backup holds no staff cache: the current one was kept (the next staff sync refreshes it).');
       for (const l of result.check.locations) ctx.out(`Location ${l.locationId} resumes from ChangeSequence ${l.lastChangeSequence ?? '(none)'}.`);
-      ctx.out('Updates delivered after this backup are missing: later deliveries wait as gaps (see `status`) until head office resends them.');
+      ctx.out(`Updates delivered after this backup are missing: later deliveries wait as gaps (see \`${cliCommand('status')}\`) until head office resends them.`);
     }
     return EXIT.ok;
   },

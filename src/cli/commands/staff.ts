@@ -44,7 +44,7 @@ function resolveEmployee(staff: StaffService, text: string): number {
   if (/^\d+$/.test(text)) return Number(text);
   // The exact number, former staff included (a search ranks current staff whose numbers start with it first).
   const id = staff.employeeIdByNumber(text);
-  if (id === null) throw new AppError('employee_not_found', 404, `no employee with number ${text} in the cache (run staff sync, or use the EmployeeID)`);
+  if (id === null) throw new AppError('employee_not_found', 404, `no employee with number ${text} in the cache (run ${cliCommand('staff sync')}, or use the EmployeeID)`);
   return id;
 }
 
@@ -135,7 +135,7 @@ export const staffShow: Command = {
   run(ctx) {
     return withStaff(ctx, (staff) => {
       const detail = staff.show(resolveEmployee(staff, ctx.args[0]!));
-      if (!detail) throw new AppError('employee_not_found', 404, `no employee ${ctx.args[0]} in the cache (run staff sync)`);
+      if (!detail) throw new AppError('employee_not_found', 404, `no employee ${ctx.args[0]} in the cache (run ${cliCommand('staff sync')})`);
       if (ctx.json) ctx.printJson(detail);
       else ctx.out(describeDetail(detail).join('\n'));
       return EXIT.ok;
@@ -223,7 +223,7 @@ export const staffLocations: Command = {
       const rows = staff.locations().map((l) => ({ ...l, timezone: staff.locationTimezone(l.locationId) }));
       if (ctx.json) ctx.printJson({ locations: rows });
       else {
-        if (rows.length === 0) ctx.out('No locations cached (run staff sync).');
+        if (rows.length === 0) ctx.out(`No locations cached (run ${cliCommand('staff sync')}).`);
         for (const l of rows) ctx.out(`${l.locationId}  ${l.description}  ${l.country ?? '?'}${l.area ? ` / ${l.area}` : ''}  ${l.timezone.timezone} (${l.timezone.source})${l.timezone.note ? `  ${l.timezone.note}` : ''}`);
       }
       return EXIT.ok;
@@ -256,7 +256,7 @@ export const staffPurge: Command = {
         ctx.out(n === 0 ? 'No backup held staff data.' : `Deleted the staff data kept in ${n} backup${n === 1 ? '' : 's'}: ${[...copies.sets, ...copies.legacyFiles].join(', ')}. Their menu and inbox can still be restored.`);
       }
       if (copies.failed.length === 0) return EXIT.ok;
-      for (const f of copies.failed) writeErr(`could not purge the staff data in ${f.file}: ${f.error} (close the program that holds it and run staff purge again, or delete it by hand)`);
+      for (const f of copies.failed) writeErr(`could not purge the staff data in ${f.file}: ${f.error} (close the program that holds it and run ${cliCommand('staff purge')} again, or delete it by hand)`);
       return EXIT.failed;
     } finally {
       core.close();

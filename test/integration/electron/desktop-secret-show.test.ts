@@ -138,11 +138,14 @@ describe('secrets show, when the desktop app keeps the webhook token', { timeout
     const r = cli(configFile, 'secrets', 'show', 'webhook.bearerToken');
     assert.equal(r.status, 1);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    // The data folder it looked in, as every command names it first; then the error, in one line.
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 2, r.stderr);
+    assert.equal(lines[0], `Data folder: ${dataDir} (no agent is running from it) (configuration: ${configFile} (--config)).`);
     assert.match(
       r.stderr,
       new RegExp(
-        `^webhook\\.bearerToken is kept by the desktop app in ${safeStorageSecretsFile(dataDir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(encrypted with this user's keyring\\), which only the running app can read: ` +
+        `\nwebhook\\.bearerToken is kept by the desktop app in ${safeStorageSecretsFile(dataDir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(encrypted with this user's keyring\\), which only the running app can read: ` +
           'start POS Sync Agent and, in its window, open Settings → Token → Show \\(or Copy\\); or run this command again while the app runs\\. \\[secret_in_desktop_store\\]\n$',
       ),
     );
