@@ -46,7 +46,8 @@ export function renderHeader(status: StatusResponse, summary: Summary): void {
 
 /** Every reason for the light, worst first, when there is more than the headline says. */
 function reasonList(summary: Summary): HTMLElement {
-  const list = h('ul', { id: 'reasons', class: 'reasons' }, ...summary.reasons.map((r) => h('li', { class: `reason reason-${r.light}`, 'data-reason': r.id }, lightBadge(r.light), ' ', r.text)));
+  // A green reason is news (a resume under way), never "Up to date": the model says when that holds.
+  const list = h('ul', { id: 'reasons', class: 'reasons' }, ...summary.reasons.map((r) => h('li', { class: `reason reason-${r.light}`, 'data-reason': r.id }, lightBadge(r.light, r.light === 'green' ? 'Note' : undefined), ' ', r.text)));
   if (summary.reasons.length < 2) list.hidden = true;
   return list;
 }

@@ -9,8 +9,10 @@
  *   an operations alert that stops updates arriving).
  * - amber: attention soon (a young gap, paused with nothing held yet, warnings to read, a right to work
  *   expiring within the warning window, a location that is configured but has never received anything,
- *   an operations alert that is a warning).
- * - green: nothing to do.
+ *   a location with nothing on the till yet, updates queued while no agent runs to apply them, an
+ *   operations alert that is a warning).
+ * - green: nothing to do. "Up to date" is said only when nothing head office sent waits to be applied:
+ *   green with updates being applied is "Applying".
  *
  * Paused is red while updates are held, because the till is then missing prices head office has
  * already sent; with nothing held it is amber, because the till is still right but will not follow
@@ -159,7 +161,10 @@ export interface Reason {
 export interface LocationSeverity {
   readonly locationId: number;
   readonly light: Light;
-  /** The badge's word: Up to date, Applying, Paused, Check, Attention, Not known, Not for this site. */
+  /**
+   * The badge's word: Up to date (only when nothing sent waits to be applied), Applying, Not on the till
+   * yet, Paused, Check, Attention, Not known, Not for this site.
+   */
   readonly label: string;
   /** Plain sentences, most important first. */
   readonly lines: readonly string[];
@@ -169,7 +174,10 @@ export interface LocationSeverity {
 
 export interface Severity {
   readonly light: Light;
-  /** The header's badge word: "Up to date", "Check", "Attention", "Paused", "Agent unreachable". */
+  /**
+   * The header's badge word: "Up to date" (only when nothing sent waits to be applied), "Applying",
+   * "Check", "Attention", "Paused", "Agent unreachable".
+   */
   readonly label: string;
   readonly headline: string;
   /** Every reason for the light, worst first. */
@@ -223,6 +231,9 @@ export function applyFailedText(w: Pick<SeverityWaiting, 'changeSequence' | 'not
     'waiting longer after each failure — if it keeps failing, contact support.'
   );
 }
+
+/** The badge of a location whose queued updates nothing applies meanwhile (the agent is not running). */
+const NOT_ON_TILL = 'Not on the till yet';
 
 export function assessLocation(l: SeverityLocation, state: AgentState, fmt: FormatTime): LocationSeverity {
   const lines: string[] = [];
@@ -298,12 +309,16 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
     );
   }
 
+  // Sent by head office and not on the till yet: a location with any of these is never "up to date".
+  // With nothing applied at all the till has none of this location's prices: amber until the first is.
+  const neverApplied = l.lastChangeSequence === null;
   const queued = l.waiting.filter((w) => w.reason === 'queued');
   if (queued.length > 0) {
     const next = queued.reduce((a, b) => (b.changeSequence < a.changeSequence ? b : a));
     const progress = state.applying && state.applying.locationId === l.locationId ? state.applying : null;
     if (!state.paused && state.reachable) {
       label = 'Applying';
+      if (neverApplied) say('amber', `Nothing is on the till yet: update ${progress?.changeSequence ?? next.changeSequence}, the first for this location, is being applied.`);
       lines.push(
         progress
           ? `Applying update ${progress.changeSequence}: ${groupDigits(progress.done)} of ${groupDigits(progress.total)} items` +
@@ -311,7 +326,15 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
           : `${plural(queued.length, 'update is', 'updates are')} queued and applied in turn (next: update ${next.changeSequence}).`,
       );
     } else if (!state.reachable) {
-      lines.push(`${plural(queued.length, 'update is', 'updates are')} queued (next: update ${next.changeSequence}); they are applied when the agent runs again.`);
+      // Nothing applies them meanwhile (`status` with no agent running, or a window that lost it).
+      label = NOT_ON_TILL;
+      const applied = `${queued.length === 1 ? 'it is' : 'they are'} applied when the agent runs again.`;
+      say(
+        'amber',
+        neverApplied
+          ? `Nothing is on the till yet: ${plural(queued.length, 'update is', 'updates are')} queued (next: update ${next.changeSequence}); ${applied}`
+          : `${plural(queued.length, 'update is', 'updates are')} queued and not on the till yet (next: update ${next.changeSequence}); ${applied}`,
+      );
     }
   }
 
@@ -337,7 +360,8 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
   if (l.warnings > 0) {
     say('amber', `${l.warnings === 1 ? 'One warning' : `${l.warnings} warnings`} from applied updates: read them below and mark them as seen.`);
   }
-  if (l.lastChangeSequence === null && l.waiting.length === 0) {
+  // Updates for a location this site does not serve are never applied: they leave the till as empty.
+  if (neverApplied && l.waiting.every((w) => w.reason === 'not-for-site')) {
     say('amber', 'Nothing applied yet.');
   }
 
@@ -385,7 +409,7 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
     lines.unshift(`Up to date: update ${l.lastChangeSequence} applied${l.lastAppliedAt ? ` ${fmt(l.lastAppliedAt)}` : ''}.`);
   }
   const finalLabel = label ?? (light === 'green' ? 'Up to date' : light === 'amber' ? 'Check' : 'Attention');
-  return { locationId: l.locationId, light, label: light === 'red' && label === 'Applying' ? 'Attention' : finalLabel, lines, settling: settling && light === 'amber' };
+  return { locationId: l.locationId, light, label: light === 'red' && label !== null && label !== 'Paused' ? 'Attention' : finalLabel, lines, settling: settling && light === 'amber' };
 }
 
 /** The whole model: a light, its reasons worst first, one headline and a verdict per location. */
@@ -455,9 +479,10 @@ export function assessSeverity(state: AgentState, fmt: FormatTime): Severity {
     label = 'Agent unreachable';
     headline = reasons[0]!.text;
   } else if (light === 'green') {
-    label = 'Up to date';
     const applying = perLocation.some((s) => s.label === 'Applying');
     const resuming = reasons.find((r) => r.id === 'resuming');
+    // Green while updates are being applied is normal work, but not "up to date" yet.
+    label = applying || resuming ? 'Applying' : 'Up to date';
     headline =
       mine.length === 0 && (state.neverReceived ?? []).length === 0
         ? 'No updates received yet from head office.'

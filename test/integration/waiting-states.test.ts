@@ -41,9 +41,25 @@ describe('waiting states in `status`', () => {
     const text = cli(config, ['status']);
     assert.equal(text.status, 0, text.stderr);
     assert.doesNotMatch(text.stdout, /gap|waiting:|needs .* first|has not arrived/, text.stdout);
-    assert.match(text.stdout, /1 update is queued \(next: update 101\); they are applied when the agent runs again\./);
+    assert.match(text.stdout, /1 update is queued and not on the till yet \(next: update 101\); it is applied when the agent runs again\./);
+    assert.match(text.stdout, /Location 42.* — NOT ON THE TILL YET\n/);
     const json = JSON.parse(cli(config, ['status', '--json']).stdout) as StatusJson;
     assert.deepEqual(json.locations[0]!.waiting.map((w) => [w.changeSequence, w.reason, w.missing]), [[101, 'queued', null]]);
+  });
+
+  it('after a first apply cut short (nothing on the till), does not call the location up to date', () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), sync: { baselineSettleSeconds: 0 } });
+    const killed = cli(config, ['import', file(dir, 'a.json', update(42, 34300, 34299, items(200, 3)))], { POS_SYNC_TEST_CRASH_AT: 'apply-before-commit:1' });
+    assert.equal(killed.status, null, 'the import was killed mid-apply');
+    const text = cli(config, ['status']);
+    assert.equal(text.status, 0, text.stderr);
+    assert.doesNotMatch(text.stdout, /UP TO DATE|up to date/i, text.stdout);
+    assert.match(text.stdout, /Location 42.* — NOT ON THE TILL YET\n/, text.stdout);
+    assert.match(text.stdout, /Nothing is on the till yet: 1 update is queued \(next: update 34300\); it is applied when the agent runs again\./);
+    const json = JSON.parse(cli(config, ['status', '--json']).stdout) as StatusJson;
+    assert.equal(json.severity.light, 'red', 'no agent runs');
+    assert.ok(json.severity.reasons.some((r) => r.id === 'location:42' && r.light === 'amber'), JSON.stringify(json.severity.reasons));
   });
 
   it('names a gap once, with the missing update, however many updates wait behind it', () => {

@@ -273,3 +273,98 @@ describe('a restart resuming (issue 27)', () => {
     assert.equal(s.locations[0]!.lines.some((l) => l.startsWith('Resuming')), false);
   });
 });
+
+describe('"up to date" only when nothing sent waits to be applied', () => {
+  const never = (waiting: SeverityWaiting[]): SeverityLocation => loc({ locationId: 3000, locationName: null, lastChangeSequence: null, lastAppliedAt: null, waiting });
+  const stopped: Partial<AgentState> = { reachable: false, unreachableWhy: 'no agent is running on /data', locationsCurrent: true };
+  // What claims it ("to bring the till up to date" does not).
+  const upToDate = (text: string): boolean => /^up to date|\b(is|are) up to date/i.test(text);
+
+  it('never applied + queued, agent stopped (`status` after an interrupted first apply): amber, not on the till yet', () => {
+    const s = assessSeverity(
+      state({ ...stopped, locations: [never([wait('queued', '2027-01-04T09:50:00Z', 34300)])], resuming: { interrupted: { locationId: 3000, changeSequence: 34300 }, queued: 0, since: '2027-01-04T09:50:00Z' } }),
+      fmt,
+    );
+    const card = s.locations[0]!;
+    assert.equal(card.label, 'Not on the till yet');
+    assert.equal(card.light, 'amber');
+    assert.equal(card.lines[0], 'Nothing is on the till yet: 1 update is queued (next: update 34300); it is applied when the agent runs again.');
+    assert.ok(!card.lines.some(upToDate), card.lines.join('\n'));
+    assert.equal(s.light, 'red', 'no agent runs');
+    assert.ok(s.reasons.some((r) => r.id === 'location:3000' && r.light === 'amber' && /Nothing is on the till yet/.test(r.text)));
+  });
+
+  it('never applied + queued, agent running: applying, amber until the first update is on the till', () => {
+    const s = assessSeverity(state({ locations: [never([wait('queued', '2027-01-04T09:50:00Z', 34300)])], applying: { locationId: 3000, changeSequence: 34300, done: 5000, total: 20000 } }), fmt);
+    const card = s.locations[0]!;
+    assert.equal(card.label, 'Applying');
+    assert.equal(card.light, 'amber');
+    assert.equal(card.lines[0], 'Nothing is on the till yet: update 34300, the first for this location, is being applied.');
+    assert.match(card.lines[1]!, /^Applying update 34300: 5,000 of 20,000 items\.$/);
+    assert.equal(s.light, 'amber');
+    assert.notEqual(s.label, 'Up to date');
+    assert.ok(!upToDate(s.headline), s.headline);
+  });
+
+  it('never applied + settling: amber, not up to date, running or stopped', () => {
+    for (const extra of [{}, stopped]) {
+      const s = assessSeverity(state({ ...extra, locations: [never([wait('settling', '2027-01-04T09:59:30Z', 34300)])] }), fmt);
+      const card = s.locations[0]!;
+      assert.equal(card.light, 'amber');
+      assert.notEqual(card.label, 'Up to date');
+      assert.ok(!card.lines.some(upToDate), card.lines.join('\n'));
+      assert.match(card.lines[0]!, /^Waiting up to 60 s for head office's first publication: update 34300/);
+    }
+  });
+
+  it('applied + queued: "Applying" (green) while the agent runs, amber "Not on the till yet" while none does', () => {
+    const running = assessSeverity(state({ locations: [loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042)] })] }), fmt);
+    assert.equal(running.light, 'green');
+    assert.equal(running.label, 'Applying', 'the header does not say "Up to date" while an update is applied');
+    assert.equal(running.headline, 'Applying the updates received; nothing to do.');
+    assert.equal(running.locations[0]!.label, 'Applying');
+    assert.ok(!running.locations[0]!.lines.some(upToDate));
+    const off = assessSeverity(state({ ...stopped, locations: [loc({ waiting: [wait('queued', '2027-01-04T09:58:00Z', 1042), wait('queued', '2027-01-04T09:59:00Z', 1043)] })] }), fmt);
+    assert.equal(off.locations[0]!.label, 'Not on the till yet');
+    assert.equal(off.locations[0]!.light, 'amber');
+    assert.equal(off.locations[0]!.lines[0], '2 updates are queued and not on the till yet (next: update 1042); they are applied when the agent runs again.');
+  });
+
+  it('never says "up to date" for a location, or the site, while anything sent waits to be applied (property)', () => {
+    const iso = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2028-01-01T00:00:00Z') }).map((t) => new Date(t).toISOString());
+    const waiting = fc.record({
+      changeSequence: fc.integer({ min: 1, max: 1_000_000 }),
+      parentChangeSequence: fc.integer({ min: 0, max: 1_000_000 }),
+      receivedAt: iso,
+      reason: fc.constantFrom('queued', 'queued', 'queued', 'settling', 'waiting', 'fork', 'needs-adoption', 'not-for-site'),
+      missing: fc.option(fc.integer({ min: 0, max: 1_000_000 })),
+      note: fc.constantFrom(null, null, null, 'apply failed: x', 'other note'),
+    }) as fc.Arbitrary<SeverityWaiting>;
+    const location = fc.record({
+      locationId: fc.integer({ min: 1, max: 9999 }),
+      locationName: fc.option(fc.string()),
+      lastChangeSequence: fc.option(fc.integer({ min: 0, max: 1_000_000 })),
+      lastAppliedAt: fc.option(iso),
+      waiting: fc.array(waiting, { maxLength: 4 }),
+      conflicts: fc.constantFrom(0, 0, 0, 1),
+      warnings: fc.constantFrom(0, 0, 0, 1),
+      siteRole: fc.constantFrom('configured', 'open'),
+    }) as fc.Arbitrary<SeverityLocation>;
+    fc.assert(
+      fc.property(fc.uniqueArray(location, { selector: (l) => l.locationId, maxLength: 3 }), fc.boolean(), fc.boolean(), fc.boolean(), iso, (locations, reachable, locationsCurrent, paused, at) => {
+        const s = assessSeverity(state({ locations, reachable, locationsCurrent, paused, now: new Date(at) }), fmt);
+        const pending = (l: SeverityLocation): boolean => l.waiting.some((w) => w.reason !== 'not-for-site');
+        s.locations.forEach((card, i) => {
+          const l = locations[i]!;
+          const saysUpToDate = card.label === 'Up to date' || card.lines.some(upToDate);
+          if (pending(l) || l.lastChangeSequence === null) assert.ok(!saysUpToDate, `${card.label}: ${card.lines.join(' | ')}`);
+        });
+        if (locations.some((l) => pending(l) || l.lastChangeSequence === null)) {
+          assert.notEqual(s.label, 'Up to date');
+          assert.ok(!upToDate(s.headline), s.headline);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
