@@ -11,19 +11,22 @@ import { installCrashHandlers } from '../ops/crash';
 import { dataDirFor, rawConfigInput } from '../ops/secrets';
 import { ensureWebhookToken } from '../ops/webhook-token';
 import type { ChildMessage, ParentMessage } from './channel';
-import { hardenApp, safeUrl } from './harden';
-import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, agentProcessEntry, desktopConfigOption, startHidden, trayState, type TrayColour } from './policy';
+import { clearWindowSession, hardenApp, safeUrl, windowSession } from './harden';
+import { offlinePageUrl, type OfflineReason } from './offline-page';
+import { HIDDEN_ARG, SECURE_WEB_PREFERENCES, acceptLoginLink, adminOriginOf, agentProcessEntry, desktopConfigOption, loginLinkOrigin, startHidden, trayState, type TrayColour } from './policy';
 import { desktopSecretStore, movePlainSecrets, plainSecretsFile, resolveDesktopSecrets, secretSources, type SafeStorageSecretStore } from './safe-storage-secrets';
 import { agentEnvironment } from '../threads/malloc-settings';
 import { Supervisor, type ChildHandle } from './supervisor';
-import { askService, clientTrayState, desktopMode, serviceLoginLink, type ServiceEndpoints, type ServiceView } from './service-client';
+import { accessHint, askService, clientTrayState, clientWindowStep, desktopMode, serviceLoginLink, type ClientWindowShows, type ServiceEndpoints, type ServiceView } from './service-client';
 
 /**
  * The desktop shell's main process: one instance, a tray icon showing the status colour, a window that
- * shows the status window's page, and the supervisor of the agent process (agent-process.ts), which
- * runs the same agent as `pos-sync-agent serve`. This process never opens the database (a test checks
- * its imports): a long SQLite call here would freeze the tray and the window. It owns safeStorage, so
- * it decrypts the secrets for the agent and stores the ones set in the window (channel.ts).
+ * shows the status window's page (only ever by a login link the agent gave: its own process's message,
+ * or the service's control channel; else a local page saying the agent is not running), and the
+ * supervisor of the agent process (agent-process.ts), which runs the same agent as `pos-sync-agent
+ * serve`. This process never opens the database (a test checks its imports): a long SQLite call here
+ * would freeze the tray and the window. It owns safeStorage, so it decrypts the secrets for the agent
+ * and stores the ones set in the window (channel.ts).
  */
 
 const ASSETS = path.join(__dirname, '..', '..', '..', 'assets');
@@ -33,9 +36,23 @@ let tray: Tray | null = null;
 let supervisor: Supervisor | null = null;
 let quitting = false;
 let log: Logger = electronLog;
+/** `log` as it is when called (it is replaced once the log folder is known). */
+const shellLog: Logger = { error: (...a) => log.error(...a), warn: (...a) => log.warn(...a), info: (...a) => log.info(...a), verbose: (...a) => log.verbose(...a), debug: (...a) => log.debug(...a) };
 let logDir: string | null = null;
-let adminLoginUrl: string | null = null;
-let adminOrigin: string | null = null;
+/** The window can be opened: the own agent was ready once, or this app is a client of the service. */
+let windowAvailable = false;
+/** Own agent: the origin its process announced in its last ready message; its login links must be on it. */
+let agentOrigin: string | null = null;
+/** Own agent: its process is up (ready, and not exited since). */
+let agentRunning = false;
+/**
+ * The origin of the login link the window loaded last: the navigation, permission and request policies
+ * follow it (the agent binds a new address at each start). Null while the window shows its local page
+ * or is being loaded: then no request of the window leaves.
+ */
+let windowOrigin: string | null = null;
+/** Client mode: what the window shows (service-client.ts clientWindowStep). */
+let clientShows: ClientWindowShows = 'nothing';
 let status: Extract<ChildMessage, { type: 'status' }> | null = null;
 let notRunning: string | null = null;
 /** When the agent process last stopped (null: it runs, or has not started yet). */
@@ -67,11 +84,13 @@ function applyStartAtLogin(enabled: boolean): void {
 }
 
 function showWindow(): void {
-  if (!adminLoginUrl) return;
+  if (!windowAvailable) return;
   if (window && !window.isDestroyed()) {
     if (window.isMinimized()) window.restore();
     window.show();
     window.focus();
+    // A client window on its local page asks the service for a link again.
+    if (service && clientShows !== 'page') loadAdmin(window);
     return;
   }
   window = new BrowserWindow({
@@ -83,7 +102,8 @@ function showWindow(): void {
     title: 'POS Sync Agent',
     icon: icon('icon.png'),
     autoHideMenuBar: true,
-    webPreferences: { ...SECURE_WEB_PREFERENCES, devTools: !app.isPackaged },
+    // Its own in-memory session (window-session.ts), never the persistent default one.
+    webPreferences: { ...SECURE_WEB_PREFERENCES, devTools: !app.isPackaged, session: windowSession(() => windowOrigin, shellLog) },
   });
   window.once('ready-to-show', () => window?.show());
   // Closing hides to the tray; the agent keeps receiving updates. Quit is in the tray menu.
@@ -96,23 +116,84 @@ function showWindow(): void {
   loadAdmin(window);
 }
 
-/** Asks the agent for a fresh one-time login link; the window loads it when it arrives (onLoginLink). */
-function loadAdmin(target: BrowserWindow): void {
-  if (!adminLoginUrl) return;
-  if (service) loadServiceWindow(target, service);
-  else send({ type: 'login-link-request' });
-}
+/** What the window loads: a login link the agent gave (with its origin), or the app's local page. */
+type WindowPage = { readonly kind: 'link'; readonly url: string; readonly origin: string } | { readonly kind: 'local'; readonly reason: OfflineReason };
+
+let loadSeq = 0;
 
 /**
- * Client mode: a one-time login link from the service over its control channel (service-client.ts).
- * Refused (this account may not ask), the service's window opens without it and says how to log in.
+ * Every load of the window goes here: the window's session is cleared first (service workers, caches,
+ * storage: window-session.ts), and only then is the window's origin set to the link's and the link
+ * loaded. A later load supersedes one still clearing. If the session cannot be cleared, no link is loaded.
+ */
+function loadWindow(target: BrowserWindow, page: WindowPage): void {
+  const seq = ++loadSeq;
+  // Until the new page loads, nothing the old one asks for leaves (its agent may be gone from the port).
+  windowOrigin = null;
+  const load = (url: string, what: string): void => {
+    target.loadURL(url).catch((err: unknown) => log.error(`[shell] cannot load ${what}: ${describeError(err)}`));
+  };
+  clearWindowSession(target.webContents.session).then(
+    () => {
+      if (seq !== loadSeq || target.isDestroyed()) return;
+      if (page.kind === 'local') return load(offlinePageUrl(page.reason), 'the local page');
+      windowOrigin = page.origin;
+      load(page.url, safeUrl(page.url));
+    },
+    (err: unknown) => {
+      log.error(`[shell] cannot clear the status window's session; not loading the status window: ${describeError(err)}`);
+      if (seq !== loadSeq || target.isDestroyed()) return;
+      load(offlinePageUrl({ kind: 'session-not-cleared' }), 'the local page');
+    },
+  );
+}
+
+/** Own agent: why the window has no link (restarting, or given up on). */
+function ownAgentDown(): OfflineReason {
+  return supervisor?.state === 'gave-up' ? { kind: 'own-gave-up', detail: notRunning === null ? null : redactor.redact(notRunning) } : { kind: 'own-restarting' };
+}
+
+/** Asks the agent for a fresh one-time login link; the window loads it when it arrives (onLoginLink). */
+function loadAdmin(target: BrowserWindow): void {
+  if (!windowAvailable) return;
+  if (service) loadServiceWindow(target, service);
+  else if (agentRunning) send({ type: 'login-link-request' });
+  else loadWindow(target, { kind: 'local', reason: ownAgentDown() });
+}
+
+let linkAsked = false;
+let lastLinkProblem: string | null = null;
+
+/**
+ * Client mode: a one-time login link from the service over its control channel (service-client.ts),
+ * on whatever loopback address the service bound at its start. Without one (refused, or the service
+ * stopped or not answering) the window shows the app's local page, never the configured address: the
+ * poll (startClient) asks again once the service answers.
  */
 function loadServiceWindow(target: BrowserWindow, endpoints: ServiceEndpoints): void {
-  void serviceLoginLink(endpoints, adminOrigin ?? '').then((link) => {
+  if (linkAsked) return;
+  linkAsked = true;
+  void serviceLoginLink(endpoints, null).then((link) => {
+    linkAsked = false;
     if (target.isDestroyed()) return;
-    if (link.kind === 'unavailable') log.warn(`[shell] no login link from the service agent: ${link.message}`);
-    const url = link.kind === 'link' ? link.url : endpoints.adminUrl;
-    target.loadURL(url).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(url)}: ${describeError(err)}`));
+    const origin = link.kind === 'link' ? loginLinkOrigin(link.url) : null;
+    if (link.kind === 'link' && origin !== null) {
+      lastLinkProblem = null;
+      clientShows = 'page';
+      loadWindow(target, { kind: 'link', url: link.url, origin });
+      return;
+    }
+    if (link.kind === 'refused') {
+      clientShows = 'refused';
+      loadWindow(target, { kind: 'local', reason: { kind: 'service-refused', hint: accessHint() } });
+      return;
+    }
+    const message = link.kind === 'unavailable' ? link.message : 'not a login link';
+    // Asked again at every poll while the service runs without giving one: logged when it changes.
+    if (message !== lastLinkProblem) log.warn(`[shell] no login link from the service agent: ${redactor.redact(message)}`);
+    lastLinkProblem = message;
+    clientShows = 'not-running';
+    loadWindow(target, { kind: 'local', reason: { kind: 'service-not-running', detail: redactor.redact(message) } });
   });
 }
 
@@ -120,11 +201,19 @@ function onLoginLink(url: string): void {
   const target = window;
   if (!target || target.isDestroyed()) return;
   // Only the origin the agent announced when it became ready, whatever a later message says.
-  if (!acceptLoginLink(url, adminOrigin)) {
+  const origin = loginLinkOrigin(url);
+  if (origin === null || !acceptLoginLink(url, agentOrigin)) {
     log.error(`[shell] ignored a login link for another origin (${safeUrl(url)})`);
     return;
   }
-  void target.loadURL(url).catch((err: unknown) => log.error(`[shell] cannot load ${safeUrl(url)}: ${describeError(err)}`));
+  loadWindow(target, { kind: 'link', url, origin });
+}
+
+/** Own agent: its process stopped; the window leaves its page (another account may take the port now). */
+function onAgentDown(): void {
+  agentRunning = false;
+  agentOrigin = null;
+  if (!quitting && window && !window.isDestroyed()) loadWindow(window, { kind: 'local', reason: ownAgentDown() });
 }
 
 function send(message: ParentMessage): void {
@@ -152,7 +241,7 @@ function buildTrayMenu(): Menu {
     ]);
   }
   return Menu.buildFromTemplate([
-    { label: 'Open status window', enabled: adminLoginUrl !== null, click: showWindow },
+    { label: 'Open status window', enabled: windowAvailable, click: showWindow },
     { type: 'separator' },
     {
       label: paused ? 'Resume applying updates' : 'Pause applying updates',
@@ -160,7 +249,17 @@ function buildTrayMenu(): Menu {
       // The agent answers with a status message, which redraws the tray.
       click: () => send({ type: 'pause', paused: !paused }),
     },
-    ...(supervisor?.state === 'gave-up' ? [{ label: 'Start the agent again', click: () => supervisor?.retry() }] : []),
+    ...(supervisor?.state === 'gave-up'
+      ? [
+          {
+            label: 'Start the agent again',
+            click: () => {
+              supervisor?.retry();
+              if (window && !window.isDestroyed()) loadWindow(window, { kind: 'local', reason: ownAgentDown() });
+            },
+          },
+        ]
+      : []),
     { label: 'Open logs folder', enabled: logDir !== null, click: () => void shell.openPath(logDir ?? '') },
     {
       label: 'Start at login',
@@ -185,7 +284,7 @@ function refreshTray(): void {
   const text = asClient?.tooltip ?? status?.summary ?? fallback.tooltip;
   // Windows truncates tray tooltips at 127 characters.
   const tooltip = text.length > 127 ? `${text.slice(0, 126)}…` : text;
-  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${adminLoginUrl !== null}|${asClient?.lines.join('|')}`;
+  const key = `${colour}|${tooltip}|${status?.paused}|${status?.startAtLogin}|${supervisor?.state}|${windowAvailable}|${asClient?.lines.join('|')}`;
   if (key === lastTray) return;
   lastTray = key;
   tray.setImage(trayIcon(colour));
@@ -268,12 +367,13 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
       case 'ready':
         try {
           // The window may only ever load a loopback http origin, whatever the agent process says.
-          adminOrigin = adminOriginOf(message.adminLoginUrl);
+          agentOrigin = adminOriginOf(message.adminLoginUrl);
         } catch (err) {
           log.error(`[shell] not opening the window: ${describeError(err)}`);
           break;
         }
-        adminLoginUrl = message.adminLoginUrl;
+        windowAvailable = true;
+        agentRunning = true;
         notRunning = null;
         downSince = null;
         // After a restart the window follows the new agent; the first time it opens unless started hidden.
@@ -302,12 +402,14 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
   supervisor.on('exit', () => {
     status = null;
     downSince ??= new Date().toISOString();
+    onAgentDown();
     refreshTray();
   });
   supervisor.on('gave-up', ({ reason, lastFatal }) => {
     status = null;
     downSince ??= new Date().toISOString();
     notRunning = lastFatal?.message ?? reason;
+    onAgentDown();
     refreshTray();
     dialog.showErrorBox('POS Sync Agent is not running', `${lastFatal?.message ?? reason}\n\nLogs: ${logDir ?? '(not configured yet)'}\nThe tray menu can start it again.`);
   });
@@ -317,18 +419,26 @@ function startSupervisor(options: LoadOptions, hidden: boolean): void {
 /**
  * Client mode: a service agent runs for this PC (its machine-wide configuration exists), so this app
  * starts none. The tray shows the service's severity (service-client.ts) and the window opens the
- * service's status window, logged in when the service lets this account ask for a link.
+ * service's status window by a login link when the service lets this account ask for one, else the
+ * app's local page; it follows the service stopping and starting again (clientWindowStep).
  */
 function startClient(endpoints: ServiceEndpoints, hidden: boolean): void {
   service = endpoints;
-  adminLoginUrl = endpoints.adminUrl;
-  adminOrigin = adminOriginOf(endpoints.adminUrl);
+  windowAvailable = true;
   log.info(`[shell] POS Sync Agent ${app.getVersion()}: a client of the service agent (${endpoints.configFile}); not starting an agent here`);
   const poll = (): void => {
     void askService(endpoints).then((view) => {
       // The desktop log says when what the service shows this account changes (refused, stopped...).
       if (view.kind !== serviceView.kind) log.info(`[shell] service agent: ${clientTrayState(view).lines.join('; ')}`);
       serviceView = view;
+      const target = window;
+      if (target && !target.isDestroyed()) {
+        const step = clientWindowStep(view, clientShows);
+        if (step === 'show-not-running') {
+          clientShows = 'not-running';
+          loadWindow(target, { kind: 'local', reason: { kind: 'service-not-running' } });
+        } else if (step === 'ask-link') loadServiceWindow(target, endpoints);
+      }
       refreshTray();
     });
   };
@@ -349,7 +459,7 @@ function main(): void {
   }
   app.enableSandbox();
   app.on('second-instance', showWindow);
-  hardenApp(() => adminOrigin, { error: (...a) => log.error(...a), warn: (...a) => log.warn(...a), info: (...a) => log.info(...a), verbose: (...a) => log.verbose(...a), debug: (...a) => log.debug(...a) });
+  hardenApp(() => windowOrigin, shellLog);
   // The tray keeps the app alive with no window open.
   app.on('window-all-closed', () => undefined);
   app.on('before-quit', (event) => {

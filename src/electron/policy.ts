@@ -7,23 +7,45 @@ import path from 'node:path';
 import { clockTime } from '../domain/local-time';
 import { assessSeverity, type Light } from '../domain/severity';
 
+/**
+ * Loopback hosts the status window may be served from, as the URL parser writes them: any 127.0.0.0/8
+ * address (the agent binds a fresh random one at each start) and ::1. Not `localhost`: the agent never
+ * makes links with it, and it is a name to resolve rather than an address.
+ */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
 /** The admin server's origin (scheme, loopback host, port) from its login or base URL. */
 export function adminOriginOf(url: string): string {
   const u = new URL(url);
-  if (u.protocol !== 'http:' || !['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname)) {
+  if (u.protocol !== 'http:' || !isLoopbackHost(u.hostname)) {
     throw new Error(`the status window must be served from a loopback http origin, not ${u.origin}`);
   }
   return u.origin;
 }
 
+/** The query parameter of a login link's one-time code (src/admin/security.ts LOGIN_PARAM; a test keeps them equal). */
+export const LOGIN_LINK_PARAM = 'login';
+
+/**
+ * The origin of a login link the agent gave (its own process's message, or the service's control
+ * channel), or null when it is not one: not loopback http, or no one-time code in it. The window takes
+ * its origin from the link it loads (the agent binds a new address at each start), never from the
+ * configuration, and never loads a plain address of a port.
+ */
+export function loginLinkOrigin(url: string): string | null {
+  try {
+    const origin = adminOriginOf(url);
+    return new URL(url).searchParams.get(LOGIN_LINK_PARAM) ? origin : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the window may load this login link: only on the origin the agent announced at ready. */
 export function acceptLoginLink(url: string, announcedOrigin: string | null): boolean {
-  if (announcedOrigin === null) return false;
-  try {
-    return adminOriginOf(url) === announcedOrigin;
-  } catch {
-    return false;
-  }
+  return announcedOrigin !== null && loginLinkOrigin(url) === announcedOrigin;
 }
 
 function originOf(url: string): string | null {

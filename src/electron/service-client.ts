@@ -4,7 +4,7 @@ import type { SiteConfig } from '../config/site';
 import { AppError } from '../errors';
 import { controlEndpoint, LoginLinkReply, SummaryReply } from '../ops/control-protocol';
 import { ControlClient } from '../ops/control-request';
-import { acceptLoginLink, trayState, type TrayColour } from './policy';
+import { acceptLoginLink, loginLinkOrigin, trayState, type TrayColour } from './policy';
 
 /**
  * Client mode: where a service agent runs for this PC (the machine-wide configuration exists), the
@@ -20,7 +20,11 @@ import { acceptLoginLink, trayState, type TrayColour } from './policy';
 
 export interface ServiceEndpoints {
   readonly configFile: string;
-  /** The service's status window (loopback). */
+  /**
+   * The configured address of the service's status window server (loopback). With
+   * admin.newAddressEachStart that is its front door, not the window: the window is at the address
+   * each login link names, drawn afresh at each start.
+   */
   readonly adminUrl: string;
   /** The receiver's health check (loopback): answers while the service runs. */
   readonly healthUrl: string;
@@ -127,18 +131,54 @@ export async function askService(service: ServiceEndpoints, options: { actor?: s
 export type LoginLinkResult = { readonly kind: 'link'; readonly url: string } | { readonly kind: 'refused' } | { readonly kind: 'unavailable'; readonly message: string };
 
 /**
- * A one-time login link to the service's window, checked to be for the service's own window origin
- * (`adminOrigin`): a link for any other origin is not loaded, whoever answered on the channel.
+ * A one-time login link to the service's window. The service binds its window to a new loopback
+ * address at each start, so the window's origin is the link's own (`adminOrigin` null, as the desktop
+ * app asks): any loopback http origin, with a one-time code in it. With `adminOrigin` given, a link for
+ * any other origin is not loaded, whoever answered on the channel. Never the configured address alone.
  */
-export async function serviceLoginLink(service: ServiceEndpoints, adminOrigin: string, options: { actor?: string; timeoutMs?: number } = {}): Promise<LoginLinkResult> {
+export async function serviceLoginLink(service: ServiceEndpoints, adminOrigin: string | null, options: { actor?: string; timeoutMs?: number } = {}): Promise<LoginLinkResult> {
   try {
     const reply = await client(service, options.actor ?? desktopActor(), options.timeoutMs ?? 10_000).request(LoginLinkReply, { method: 'POST', route: '/login-link', body: { via: 'desktop app' } });
-    if (!acceptLoginLink(reply.url, adminOrigin)) return { kind: 'unavailable', message: `the service gave a link for another address than ${adminOrigin}` };
+    const accepted = adminOrigin === null ? loginLinkOrigin(reply.url) !== null : acceptLoginLink(reply.url, adminOrigin);
+    if (!accepted) return { kind: 'unavailable', message: adminOrigin === null ? 'the service gave a link that is not a login link to a loopback address' : `the service gave a link for another address than ${adminOrigin}` };
     return { kind: 'link', url: reply.url };
   } catch (err) {
     if (isRefusal(err)) return { kind: 'refused' };
     return { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** Whether the service runs, by what this app knows of it: null while not asked yet. */
+export function serviceRunning(view: ServiceView): boolean | null {
+  switch (view.kind) {
+    case 'looking':
+      return null;
+    case 'status':
+    case 'failed':
+      // The channel answered: the service runs (failing to report is shown in the window).
+      return true;
+    case 'refused':
+    case 'no-channel':
+      return view.running;
+  }
+}
+
+/** What the client's window shows: nothing yet, the service's window (by a login link), or the app's local page. */
+export type ClientWindowShows = 'nothing' | 'page' | 'not-running' | 'refused';
+
+/**
+ * At each poll of the service, what the client's window does. It leaves the service's window for the
+ * local page as soon as the control channel that gave its link no longer answers, whatever the health
+ * check says: the service may be stopped, and another account may then listen on the window's port
+ * (and on the health check's: its answer proves nothing), where the page's own requests and reloads
+ * would reach it. It asks again for a login link once a service that gave none answers again. A refusal
+ * is not retried by itself: an account's rights do not change while the app runs (Open status window
+ * in the tray asks again).
+ */
+export function clientWindowStep(view: ServiceView, shows: ClientWindowShows): 'show-not-running' | 'ask-link' | 'none' {
+  if (shows === 'page' && (view.kind === 'no-channel' || view.kind === 'refused')) return 'show-not-running';
+  if (shows === 'not-running' && serviceRunning(view) === true) return 'ask-link';
+  return 'none';
 }
 
 /** The one line on how to get access, for an account the channel refuses. */

@@ -119,7 +119,7 @@ describe('the desktop agent process under its supervisor (child_process.fork for
     supervisor.start();
     await waitFor('ready', () => readies.length === 1);
     const ready = readies[0]!;
-    assert.match(ready.adminLoginUrl, /^http:\/\/127\.0\.0\.1:\d+\/\?login=/);
+    assert.match(ready.adminLoginUrl, /^http:\/\/127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d+\/\?login=/);
     assert.equal(await login(ready.adminLoginUrl), 200, 'the login link\'s code is traded for a session');
     const api = await adminApi(ready, 'GET', '/api/secrets');
     assert.equal(api.status, 200);

@@ -1,15 +1,18 @@
+import { LOGIN_PARAM } from '../../../src/admin/security';
 import { severityOf } from '../../../src/admin/summary';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  LOGIN_LINK_PARAM,
   SECURE_WEB_PREFERENCES,
   acceptLoginLink,
   adminOriginOf,
   agentProcessEntry,
   desktopConfigOption,
   isAllowedNavigation,
+  loginLinkOrigin,
   permissionDecision,
   startHidden,
   trayState,
@@ -26,6 +29,34 @@ describe('adminOriginOf', () => {
   it('refuses anything that is not loopback http', () => {
     for (const u of ['https://127.0.0.1:8780/', 'http://example.com:8780/', 'file:///C:/x.html', 'http://10.0.0.1:8780/']) assert.throws(() => adminOriginOf(u), u);
   });
+  it('takes any 127.0.0.0/8 address, as the agent binds a fresh one at each start, in the form the URL parser writes', () => {
+    assert.equal(adminOriginOf('http://127.83.4.201:8780/?login=abc'), 'http://127.83.4.201:8780');
+    assert.equal(adminOriginOf('http://127.255.255.254:1/'), 'http://127.255.255.254:1');
+    // Short and numeric forms are normalised by the parser first.
+    assert.equal(adminOriginOf('http://127.1:8780/'), ORIGIN);
+    assert.equal(adminOriginOf('http://2130706433:8780/'), ORIGIN);
+  });
+  it('refuses names (localhost, look-alikes) and other addresses: only what the agent itself links to', () => {
+    for (const u of ['http://localhost:8780/', 'http://127.0.0.1.evil.example:8780/', 'http://128.0.0.1:8780/', 'http://[::ffff:127.0.0.1]:8780/', 'http://[::2]:8780/', 'http://0.0.0.0:8780/']) {
+      assert.throws(() => adminOriginOf(u), u);
+    }
+  });
+});
+
+describe('loginLinkOrigin', () => {
+  it('is the origin of a loopback link carrying a one-time code', () => {
+    assert.equal(loginLinkOrigin('http://127.83.4.201:8780/?login=abc'), 'http://127.83.4.201:8780');
+    assert.equal(loginLinkOrigin(`${ORIGIN}/?login=abc`), ORIGIN);
+    assert.equal(loginLinkOrigin('http://[::1]:8780/?login=abc'), 'http://[::1]:8780');
+  });
+  it('is null for a plain address of the port (no code), an empty code, and anything not loopback http', () => {
+    for (const u of [`${ORIGIN}/`, `${ORIGIN}/?login=`, `${ORIGIN}/?token=abc`, `${ORIGIN}/#login=abc`, 'https://127.0.0.1:8780/?login=abc', 'http://evil.example/?login=abc', 'data:text/html,?login=abc', 'not a url', '']) {
+      assert.equal(loginLinkOrigin(u), null, u);
+    }
+  });
+  it('names the same query parameter as the agent that mints the codes', () => {
+    assert.equal(LOGIN_LINK_PARAM, LOGIN_PARAM);
+  });
 });
 
 describe('acceptLoginLink', () => {
@@ -35,6 +66,12 @@ describe('acceptLoginLink', () => {
     assert.equal(acceptLoginLink('http://evil.example/?login=abc', ORIGIN), false);
     assert.equal(acceptLoginLink('not a url', ORIGIN), false);
     assert.equal(acceptLoginLink(`${ORIGIN}/?login=abc`, null), false);
+  });
+  it('follows the origin the agent announced at its last start, and wants a one-time code in the link', () => {
+    const next = 'http://127.9.200.17:8780';
+    assert.equal(acceptLoginLink(`${next}/?login=abc`, next), true);
+    assert.equal(acceptLoginLink(`${ORIGIN}/?login=abc`, next), false);
+    assert.equal(acceptLoginLink(`${next}/`, next), false);
   });
 });
 
@@ -52,6 +89,7 @@ describe('isAllowedNavigation', () => {
       'javascript:alert(1)',
       'about:blank',
       'http://127.0.0.1:8780@evil.example/',
+      'http://127.83.4.201:8780/',
       'not a url',
       '',
     ]) {
