@@ -178,7 +178,8 @@ export class Applier {
       // refreshTillCounters, after every drain request.
       counters: agent.prepare<[], { location_id: number; location_name: string | null; waiting: number; warnings: number }>(
         `SELECT k.location_id, k.location_name,
-                (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state = 'pending') AS waiting,
+                -- Stored and not applied: waiting in the chain, or a conflicting copy an operator must decide on.
+                (SELECT count(*) FROM inbox w WHERE w.location_id = k.location_id AND w.state IN ('pending', 'conflict')) AS waiting,
                 (SELECT count(*) FROM update_warnings u WHERE u.location_id = k.location_id AND u.acknowledged_at IS NULL) AS warnings
          FROM known_locations k`,
       ),

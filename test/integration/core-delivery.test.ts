@@ -47,6 +47,8 @@ describe('delivery semantics', () => {
     assert.deepEqual(eatInPrices(t), [{ date_from: '2026-12-01', date_to: '2026-12-31', sell_price: '5.00' }]);
     assert.equal(t.agent.core.status()[0]!.conflicts, 1);
     assert.equal(t.agent.core.deliveries()[0]!.result, 'conflict');
+    // The till is told something sent is held back: head office's correction waits for an operator.
+    assert.deepEqual(t.agent.core.tillDb.prepare('SELECT last_change_sequence, waiting_updates FROM pos_sync_state').get(), { last_change_sequence: 101, waiting_updates: 1 });
   });
 
   it('holds updates across a gap, shows what they wait for, and applies the chain when the gap fills', async () => {

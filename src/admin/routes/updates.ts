@@ -63,7 +63,9 @@ export function updatesRoutes(deps: Pick<AdminDeps, 'agent' | 'log'>): Router.Ro
     const target = resolveUpdateName(core.agentDb, name);
     const resolution = keepConflictBody(core.agentDb, core.tillDb, { locationId: target.locationId, changeSequence: target.changeSequence, keep, actor: actor(req), reason: reason.trim() });
     log.warn(`status window: conflict of update ${resolution.name} resolved by ${windowActorForLog()}: kept #${resolution.kept}`);
-    const applied = resolution.keptState === 'pending' ? await agent.drainNow() : [];
+    // A drain in any case: it applies a kept body that now waits, and refreshes the till's counters
+    // (pos_sync_state.waiting_updates counted the conflicting copy).
+    const applied = await agent.drainNow();
     sendJson(res, 200, { resolution, applied });
   });
 
