@@ -29,10 +29,24 @@ function code(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? describeError(err);
 }
 
+/**
+ * The loopback addresses a listener on `host` also holds, or whose holder `localhost:PORT` reaches
+ * instead of it: the other loopback family's (127.0.0.1 and ::1 are each other's twin; `localhost`
+ * may be either). The webhook holds its twin at its own port (src/webhook/server.ts, loopbackTwin).
+ */
+function loopbackTwins(host: string): string[] {
+  if (host === '127.0.0.1') return ['::1'];
+  if (host === '::1') return ['127.0.0.1'];
+  if (host === 'localhost') return ['127.0.0.1', '::1'];
+  return [];
+}
+
 function overlap(a: string, b: string): boolean {
   const wildcard = (h: string): boolean => h === '0.0.0.0' || h === '::' || h === '';
   const loopbackName = (h: string): boolean => h === 'localhost' || h === '::1' || /^127\./.test(h);
-  return a === b || wildcard(a) || wildcard(b) || (loopbackName(a) && loopbackName(b) && (a === 'localhost' || b === 'localhost'));
+  // 127.0.0.1 and ::1 overlap too: the webhook holds both at its port.
+  const twins = loopbackTwins(a).includes(b) || loopbackTwins(b).includes(a);
+  return a === b || wildcard(a) || wildcard(b) || twins || (loopbackName(a) && loopbackName(b) && (a === 'localhost' || b === 'localhost'));
 }
 
 /** Problems in the configuration itself (no file system or network needed beyond reading the TLS files). */
@@ -143,7 +157,19 @@ function probePort(host: string, port: number): Promise<string | null> {
   });
 }
 
-/** Whether the configured ports can be bound now (port 0, a free port chosen at start, always can). */
+/** A busy port's problem, naming `field` (the same words for the configured address and its twin). */
+function busyPort(field: string, host: string, port: number, twin: boolean): ConfigProblem {
+  const where = twin ? `port ${port} on ${host} (the other loopback address: clients of localhost:${port} reach it)` : `port ${port} on ${host}`;
+  return { field, message: `${where} is already in use (another agent or program): stop that program, or choose a free ${field}` };
+}
+
+/**
+ * Whether the configured ports can be bound now (port 0, a free port chosen at start, always can). For
+ * a loopback address, its twin at the same port too (loopbackTwins): a program holding it would get
+ * what a client of `localhost:PORT` (a tunnel, a browser) sends. The webhook holds its twin itself;
+ * for the status window the twin is only checked. A machine without the twin's address
+ * (EADDRNOTAVAIL: IPv6 turned off; EAFNOSUPPORT) has nothing there to fear.
+ */
 export async function portProblems(config: Readonly<Config>): Promise<ConfigProblem[]> {
   const wanted: { field: string; hostField: string; host: string; port: number }[] = [{ field: 'webhook.port', hostField: 'webhook.host', host: config.webhook.host, port: config.webhook.port }];
   if (config.admin.enabled) wanted.push({ field: 'admin.port', hostField: 'admin.host', host: config.admin.host, port: config.admin.port });
@@ -151,9 +177,17 @@ export async function portProblems(config: Readonly<Config>): Promise<ConfigProb
   for (const w of wanted) {
     if (w.port === 0) continue;
     const failure = await probePort(w.host, w.port);
-    if (failure === null) continue;
+    if (failure === null) {
+      for (const twin of loopbackTwins(w.host)) {
+        const twinFailure = await probePort(twin, w.port);
+        if (twinFailure === null || twinFailure === 'EADDRNOTAVAIL' || twinFailure === 'EAFNOSUPPORT') continue;
+        problems.push(twinFailure === 'EADDRINUSE' ? busyPort(w.field, twin, w.port, w.host !== 'localhost') : { field: w.field, message: `cannot listen on ${twin}:${w.port} (${twinFailure})` });
+        break;
+      }
+      continue;
+    }
     if (failure === 'EADDRINUSE') {
-      problems.push({ field: w.field, message: `port ${w.port} on ${w.host} is already in use (another agent or program): stop that program, or choose a free ${w.field}` });
+      problems.push(busyPort(w.field, w.host, w.port, false));
     } else if (failure === 'EACCES') {
       problems.push({ field: w.field, message: `port ${w.port} needs administrator rights on this system: choose a port above 1024 for ${w.field}` });
     } else if (failure === 'EADDRNOTAVAIL' || failure === 'ENOTFOUND') {
@@ -197,10 +231,14 @@ export async function startAgent(config: Readonly<Config>, log: Logger, services
     applyTillReaderAccess(config, log);
     await agent.start();
   } catch (err) {
+    // The webhook could not listen after all (its port, or the port's loopback twin, taken between the
+    // check above and now): said as the check says it, naming webhook.port.
+    const webhookBusy = agent !== null && agent.webhook === null && code(err) === 'EADDRINUSE';
     if (agent) await agent.stop().catch((stopErr: unknown) => log.error(`stopping after a failed start: ${describeError(stopErr)}`));
     // Still holding the folder: the till's file as a stopped agent leaves it.
     if (tillFileSwitched) leaveTillFileReadable(config, log);
     lock?.release();
+    if (webhookBusy) throw ConfigError.of([{ field: 'webhook.port', message: describeError(err) }]);
     throw err;
   }
   const held = lock;

@@ -35,6 +35,17 @@ export function substituteArgs(args: readonly string[], values: { webhookPort: n
   return args.map((a) => a.replaceAll('{webhookPort}', String(values.webhookPort)).replaceAll('{webhookUrl}', values.webhookUrl));
 }
 
+/**
+ * Configured arguments that name the webhook loosely: `localhost` (which a Go program such as ngrok or
+ * cloudflared tries as ::1 first), or, for ngrok, a bare `{webhookPort}` or port number (ngrok forwards a
+ * bare port to localhost). The webhook holds both loopback addresses at its port, but the address is best named
+ * exactly: `127.0.0.1:{webhookPort}` or `{webhookUrl}` (pure).
+ */
+export function looseWebhookArgs(command: string, args: readonly string[]): string[] {
+  const ngrok = /(^|[\\/])ngrok(\.exe)?$/i.test(command);
+  return args.filter((a) => /\blocalhost\b/i.test(a) || (ngrok && /^:?(\{webhookPort\}|\d+)$/.test(a)));
+}
+
 export interface TunnelOptions {
   /** The wall clock, for tests of wake detection. */
   readonly now?: () => number;
@@ -89,6 +100,12 @@ export class TunnelSupervisor implements AgentService, AdminPanelProvider, Admin
     const webhookUrl = agent.webhook?.url ?? '';
     const port = Number(new URL(webhookUrl || 'http://127.0.0.1:0').port);
     this.spawnArgs = substituteArgs(this.tunnel.args, { webhookPort: port, webhookUrl: webhookUrl.slice(0, webhookUrl.length - agent.config.webhook.path.length) });
+    const loose = looseWebhookArgs(this.tunnel.command, this.tunnel.args);
+    if (loose.length > 0) {
+      this.log.warn(
+        `tunnel.args names the webhook as ${loose.map((a) => `"${a}"`).join(', ')}: name its address exactly, "127.0.0.1:{webhookPort}" or "{webhookUrl}" (docs/operations.md, "Tunnel supervision")`,
+      );
+    }
     this.stopping = false;
     this.launch(null);
     this.checkTimer = setInterval(() => void this.check(), this.tunnel.healthCheckIntervalSeconds * 1000);

@@ -24,7 +24,9 @@ export interface ReceiverHostDeps {
  * The main thread's end of the webhook's thread (src/webhook/receiver-worker.ts), which receives and
  * stores deliveries without this thread; what stays here is its log lines, refusal counts and the
  * applier's cue, and the imports sent to its inbox (`inbox`). Should the thread end unexpectedly, it
- * is started again on the same address.
+ * is started again on the same address and port, its loopback twin with it (src/webhook/server.ts,
+ * loopbackTwin): a new thread that finds either taken by another program does not listen, and is
+ * tried again (retrying), never left listening on one of the two.
  */
 export class ReceiverHost {
   private readonly thread: ThreadClient<ReceiverRequest, ReceiverEvent>;
@@ -120,7 +122,8 @@ export class ReceiverHost {
   private restart(): void {
     if (this.restarting) return;
     this.restarting = true;
-    // The address it had: the same port even where 0 was configured (a tunnel points at it).
+    // The address it had: the same port even where 0 was configured (a tunnel points at it), and
+    // so the same port for its loopback twin.
     const previousPort = this.listening ? Number(new URL(this.listening.url).port) : undefined;
     this.retrying('restarting the webhook receiver', async () => {
       this.deps.beforeRestart?.();

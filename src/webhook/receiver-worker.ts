@@ -66,6 +66,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
   switch (request.type) {
     case 'listen':
       if (server) return { url: server.url };
+      // On a loopback address, also on its twin at the same port (startWebhookServer): both or neither.
       server = await startWebhookServer({
         config: request.port === undefined ? data.config : { ...data.config, port: request.port },
         inbox,
@@ -89,6 +90,7 @@ post = serveRequests<ReceiverRequest, ReceiverEvent>(async (request) => {
       return measureLoopDelay(request.action);
     case 'close':
       ready = false;
+      // Both listeners, the twin's too.
       await server?.close();
       server = null;
       await inbox.close();

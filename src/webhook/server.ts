@@ -215,65 +215,144 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
 }
 
 export interface RunningServer {
+  /** The listener on the configured address. */
   readonly server: http.Server;
+  /** The same receiver on the loopback twin's address (loopbackTwin), or null: not a loopback address, or the machine has no twin address. */
+  readonly twin: http.Server | null;
   readonly url: string;
   close(): Promise<void>;
 }
 
 export { isLoopbackHost };
 
+/**
+ * The other loopback family's address for a loopback listener: [::1] for 127.0.0.1 and the reverse;
+ * null for any other address. A client given `localhost:PORT` tries ::1 or 127.0.0.1 first
+ * (Chromium; Go programs such as ngrok and cloudflared on a stock /etc/hosts: ::1), so whatever holds
+ * the twin at the same port gets what was meant for us. (src/ops/startup.ts has the same rule.)
+ */
+export function loopbackTwin(address: string): string | null {
+  if (address === '127.0.0.1') return '::1';
+  if (address === '::1') return '127.0.0.1';
+  return null;
+}
+
+/** The machine has no such address (IPv6 turned off, or no 127.0.0.1): the twin is not needed. */
+const NO_SUCH_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT']);
+
+/** How often a configured port 0 is tried again when the twin of the port it got is taken. */
+const EPHEMERAL_TRIES = 5;
+
+function listenOn(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (err: Error): void => reject(err);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** A listen failure as the configured address's: its code kept (the start-up names webhook.port for EADDRINUSE), the address and what to do said. */
+function listenFailure(err: unknown, host: string, port: number, twin: boolean): Error {
+  const errCode = (err as NodeJS.ErrnoException).code;
+  const where = `port ${port} on ${host}${twin ? ` (the other loopback address: clients of localhost:${port} reach it)` : ''}`;
+  const failure = new Error(
+    errCode === 'EADDRINUSE'
+      ? `${where} is already in use (another agent or program): stop that program, or choose a free webhook.port`
+      : `cannot listen on ${where} (${errCode ?? (err as Error).message})`,
+  ) as NodeJS.ErrnoException;
+  if (errCode) failure.code = errCode;
+  return failure;
+}
+
 /** Starts the receiver over HTTPS when TLS is configured, plain HTTP (for a tunnel) otherwise. */
 export async function startWebhookServer(deps: WebhookDeps): Promise<RunningServer> {
   const { config, log } = deps;
   const connections = deps.connections ?? new ConnectionGuard(config.maxConnections);
   const app = createWebhookApp({ ...deps, connections });
-  let server: http.Server;
   const tls = config.tls;
   // Node checks header/request timeouts only every connectionsCheckingInterval (30 s by default):
   // check often enough that the configured timeouts actually hold.
   const timing: http.ServerOptions = { connectionsCheckingInterval: Math.max(250, Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4) };
-  if (tls) {
-    const options: https.ServerOptions =
-      'certFile' in tls
-        ? { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }
-        : { pfx: fs.readFileSync(tls.pfxFile), ...(tls.passphrase ? { passphrase: tls.passphrase } : {}) };
-    server = https.createServer({ ...options, ...timing }, app);
-  } else {
-    server = http.createServer(timing, app);
-    if (!isLoopbackHost(config.host)) {
-      log.warn(`the webhook receiver listens on ${config.host} over plain HTTP: head office needs HTTPS, so put a tunnel or TLS proxy in front, or set webhook.tls`);
-    }
+  const tlsOptions: https.ServerOptions | null = tls
+    ? 'certFile' in tls
+      ? { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }
+      : { pfx: fs.readFileSync(tls.pfxFile), ...(tls.passphrase ? { passphrase: tls.passphrase } : {}) }
+    : null;
+  if (!tls && !isLoopbackHost(config.host)) {
+    log.warn(`the webhook receiver listens on ${config.host} over plain HTTP: head office needs HTTPS, so put a tunnel or TLS proxy in front, or set webhook.tls`);
   }
-  // "Expect: 100-continue": the body is asked for only once the call is authenticated and its declared
-  // size acceptable (body.ts); Node would otherwise answer "continue" at once.
-  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    markExpectsContinue(req);
-    server.emit('request', req, res);
-  });
-  // At most webhook.maxConnections at once; strangers' connections make room for new ones (limits.ts).
-  server.on('connection', (socket: import('node:net').Socket) => connections.admit(socket));
-  // Guard against slow or stalled clients holding sockets open.
-  server.headersTimeout = config.headersTimeoutMs;
-  server.requestTimeout = config.requestTimeoutMs;
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  server.maxHeadersCount = 100;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  /** One listener: the configured address's, or its loopback twin's (the same routes, limits and connection guard). */
+  const createServer = (): http.Server => {
+    const server = tlsOptions ? https.createServer({ ...tlsOptions, ...timing }, app) : http.createServer(timing, app);
+    // "Expect: 100-continue": the body is asked for only once the call is authenticated and its declared
+    // size acceptable (body.ts); Node would otherwise answer "continue" at once.
+    server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      markExpectsContinue(req);
+      server.emit('request', req, res);
     });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `${tls ? 'https' : 'http'}://${host}:${address.port}${config.path}`;
-  return {
-    server,
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    // At most webhook.maxConnections at once over both listeners; strangers' connections make room for new ones (limits.ts).
+    server.on('connection', (socket: import('node:net').Socket) => connections.admit(socket));
+    // Guard against slow or stalled clients holding sockets open.
+    server.headersTimeout = config.headersTimeoutMs;
+    server.requestTimeout = config.requestTimeoutMs;
+    server.keepAliveTimeout = config.keepAliveTimeoutMs;
+    server.maxHeadersCount = 100;
+    return server;
   };
+  // A loopback listener also holds its twin at the same port (loopbackTwin), so no other program
+  // (another account's) can listen there and take head office's deliveries and token from a tunnel
+  // or client that connects to localhost:PORT. Taken by another program: the receiver does not start.
+  // A configured port 0 takes the port its first listener got, or, that port's twin taken, another.
+  for (let attempt = 1; ; attempt++) {
+    const server = createServer();
+    try {
+      await listenOn(server, config.port, config.host);
+    } catch (err) {
+      throw listenFailure(err, config.host, config.port, false);
+    }
+    const address = server.address() as AddressInfo;
+    const twinHost = loopbackTwin(address.address);
+    let twin: http.Server | null = null;
+    if (twinHost !== null) {
+      twin = createServer();
+      try {
+        await listenOn(twin, address.port, twinHost);
+      } catch (err) {
+        twin = null;
+        const errCode = (err as NodeJS.ErrnoException).code ?? '';
+        if (NO_SUCH_ADDRESS.has(errCode)) {
+          log.info(`the webhook receiver listens on ${address.address} only: this machine has no ${twinHost} (${errCode}), so localhost:${address.port} cannot lead elsewhere`);
+        } else {
+          await closeServer(server);
+          if (config.port === 0 && errCode === 'EADDRINUSE' && attempt < EPHEMERAL_TRIES) continue;
+          throw listenFailure(err, twinHost, address.port, true);
+        }
+      }
+    }
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `${tls ? 'https' : 'http'}://${host}:${address.port}${config.path}`;
+    const held = twin;
+    return {
+      server,
+      twin: held,
+      url,
+      close: async () => {
+        await Promise.all([closeServer(server), ...(held ? [closeServer(held)] : [])]);
+      },
+    };
+  }
 }
