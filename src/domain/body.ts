@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import { JsonLimitError, JsonScanError, membersLimit, namePart, parseExact, parseLazily, setMember, type Span } from './json-scan';
+import { JsonLimitError, JsonScanError, membersLimit, parseExact, parseLazily, setMember, type Span } from './json-scan';
 import { SCAN_BLOCK_BYTES, scanObjectSteps, type ByteSource } from './json-scan-stream';
 import { runSteps, type Steps } from './steps';
-import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
+import { streamUpdate, validateEnvelope, type Envelope, type EnvelopeError, type UpdatePlan } from './payload';
 import { sameJson } from './sequence';
 
 /**
@@ -124,50 +124,6 @@ function overLimit(err: JsonLimitError): ReadBodyResult {
   return { ok: false, error: { id: 'member_too_large', field: err.key, message: `the members other than ScheduledItems take more than the ${err.limit} bytes they may take together` } };
 }
 
-/**
- * The refusal of a body with a lone UTF-16 surrogate in a string, or null. JSON can carry one as an
- * escape (`"P\ud800"`), UTF-8 cannot: SQLite stores it as U+FFFD, so two different identifiers would
- * become one in the till, and a name would not be stored as sent. Checked at receipt in every string
- * of the body, values and members' names alike, so the applier never meets one.
- */
-function loneSurrogateRefusal(value: unknown, path: string): ReadBodyResult | null {
-  const at = loneSurrogatePath(value, path);
-  if (at === null) return null;
-  return { ok: false, error: { id: 'lone_surrogate', field: at, message: LONE_SURROGATE_MESSAGE } };
-}
-
-/** The path of the first string in `value` (a value or a member's name) with a lone surrogate, or null. */
-function loneSurrogatePath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = loneSurrogatePath(value[i], `${path}[${i}]`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [key, member] of Object.entries(value)) {
-    const at = `${path}${namePart(key)}`;
-    if (hasLoneSurrogate(key)) return at;
-    const found = loneSurrogatePath(member, at);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/** loneSurrogateRefusal of each member of `head`, in the order of `keys`. */
-function headRefusal(head: Record<string, unknown>, keys: Iterable<string>): ReadBodyResult | null {
-  for (const key of keys) {
-    // The member's name as a path part, as inside values; a name with a lone surrogate is refused too.
-    const at = namePart(key).replace(/^\./, '');
-    if (hasLoneSurrogate(key)) return { ok: false, error: { id: 'lone_surrogate', field: at, message: LONE_SURROGATE_MESSAGE } };
-    const refused = loneSurrogateRefusal(head[key], at);
-    if (refused) return refused;
-  }
-  return null;
-}
-
 /** The refusal of the item at `index` that takes `bytes`, or null when it fits. */
 function itemTooLarge(index: number, bytes: number): ReadBodyResult | null {
   if (bytes <= MAX_ITEM_BYTES) return null;
@@ -182,10 +138,6 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined, LIMITS);
-    if (options.checkItems) {
-      const refused = headRefusal(lazy.head, lazy.headSpans.keys());
-      if (refused) return refused;
-    }
     if (options.checkItems && lazy.elements) {
       for (const [index, span] of lazy.elements.entries()) {
         const tooLarge = itemTooLarge(index, span.end - span.start);
@@ -245,10 +197,6 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
       limit(key, span);
       setMember(head, key, parseExact(text(span.start, span.end)));
       members.push([key, span.start, span.end]);
-    }
-    if (options.checkItems) {
-      const refused = headRefusal(head, members.map(([key]) => key));
-      if (refused) return refused;
     }
     if (options.checkItems && scanned.elements) {
       for (const [index, span] of scanned.elements.entries()) {
@@ -314,8 +262,10 @@ export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: n
 }
 
 /**
- * Throws where parsing the element later would, and refuses an element with a lone surrogate in a
- * string (loneSurrogateRefusal). parseExact accepts exactly what JSON.parse accepts
+ * Throws where parsing the element later would. A lone surrogate in a string is no reason to refuse
+ * the update: the plan skips the item or element whose text the till would get has one, with a
+ * warning, and ignores it elsewhere (unreadableText, src/domain/payload.ts), as for a NUL character.
+ * parseExact accepts exactly what JSON.parse accepts
  * (property-tested, test/unit/domain/json-scan.test.ts), so the receiver checks with the native parser,
  * the faster of the two (npm run bench:parse compares them), and only an element that
  * fails is parsed again by parseExact, so the error names the same position in the same words as
@@ -323,16 +273,14 @@ export function readStoredBody(layout: BodyLayout, bytes: (start: number, end: n
  */
 function checkElement(index: number, text: (start: number, end: number) => string, span: Span, parse: (span: Span) => unknown): ReadBodyResult | null {
   const source = text(span.start, span.end);
-  let value: unknown;
   try {
-    value = JSON.parse(source);
+    JSON.parse(source);
   } catch {
     parse(span);
     // Unreachable while the two parsers agree; if they ever did not, refusing is the safe side.
     throw new SyntaxError(`an item at byte ${span.start} is not valid JSON`);
   }
-  // A surrogate reaches a string only through a \u escape (UTF-8 has none: the body was checked).
-  return source.includes('\\u') ? loneSurrogateRefusal(value, `ScheduledItems[${index}]`) : null;
+  return null;
 }
 
 function invalidJson(err: unknown): ReadBodyResult {

@@ -128,7 +128,7 @@ export interface EnvelopeError {
    * The stable error id the receiver answers with: the body is not UTF-8, not JSON, or has no valid
    * envelope.
    */
-  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'too_many_values' | 'lone_surrogate';
+  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'too_many_values';
   /** Dotted path of the first offending field, e.g. `ChangeSequence` or `(body)`. */
   readonly field: string;
   readonly message: string;
@@ -304,8 +304,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * Whether text holds a lone UTF-16 surrogate: JSON can send one as an escape (`"P\ud800"`), UTF-8
  * cannot hold it, and SQLite stores it as U+FFFD. Two identifiers different here would then be one
- * in the till, and a name would not be stored as sent. The receiver refuses such a body
- * (src/domain/body.ts, lone_surrogate); the plan skips such text too, for a body stored before it did.
+ * in the till, and a name would not be stored as sent. The plan skips the item or element whose text
+ * the till would get has one, with a warning, and ignores it elsewhere (unreadableText).
  */
 export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);

@@ -9,9 +9,9 @@ import { MAX_DEPTH, MAX_ITEM_BYTES, MAX_ITEM_VALUES, MAX_MEMBER_BYTES } from '..
  * loopback: arrays nested hundreds of thousands of levels deep in top-level members (the webhook's
  * thread ran out of memory on every retry) or in the fields of items (answered 200, then the applier's
  * thread ran out of memory on every retry and the location's chain was blocked), many large members,
- * and identifiers with lone surrogates (two in the agent, one in the till), and items of many small
- * values (answered 200, then the applier's thread ran out of memory on every retry). Each is a 400
- * naming where, kept in quarantine; the agent keeps answering and applying.
+ * and items of many small values (answered 200, then the applier's thread ran out of memory on every
+ * retry). Each is a 400 naming where, kept in quarantine; the agent keeps answering and applying.
+ * Text with a lone surrogate is taken and skipped by the plan, so the chain goes on.
  */
 
 const envelope = '"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":8,"CurrencyIsoCode":"GBP"';
@@ -25,7 +25,7 @@ async function postRaw(t: RunningTestAgent, raw: Buffer): Promise<{ status: numb
   return { status: res.status, error: json.error };
 }
 
-describe('bodies nested too deep, too many large members, lone surrogates', () => {
+describe('bodies nested too deep, too many large members', () => {
   it('400 for each, kept in quarantine; the webhook thread keeps answering and the next update applies', async () => {
     const t = await startTestAgent();
     // The reviewer's headbomb.json: ten members, each arrays 520,000 levels deep (10.4 MB).
@@ -37,17 +37,12 @@ describe('bodies nested too deep, too many large members, lone surrogates', () =
     // Ten members of arrays nested a few levels, each half of what all may take together.
     const wide = `[${new Array(Math.floor(MAX_MEMBER_BYTES / 16)).fill('[[[1]]]').join(',')}]`;
     const manyMembers = Buffer.from(`{${envelope},${Array.from({ length: 10 }, (_, i) => `"X${i}":${wide}`).join(',')},"ScheduledItems":[]}`);
-    // The reviewer's surrogate.mjs: PLU, ItemID and TariffName P\ud800 and P\udc00.
-    const lone = (s: string, p: number): string =>
-      `{"PLU":"P${s}","ItemID":"I${s}","ItemName":"X","ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"2026-12-31","TariffName":"T${s}","PriceModel":"S","TaxCode":"S","TaxRate":20,"SellPrice":${p}}],"ScheduleUpdates":[]}`;
-    const surrogates = Buffer.from(`{${envelope},"ScheduledItems":[${lone('\\ud800', 1.5)},${lone('\\udc00', 2.5)}]}`);
 
     const cases = [
       [headBomb, 'too_deep', 'X0[0][0][0][0]...'],
       [itemBomb, 'too_deep', 'ScheduledItems[0].PLU[0][0][0]...'],
       [justOver, 'too_deep', 'ScheduledItems[0].PriceUpdates[0].PriceModel[0]...'],
       [manyMembers, 'member_too_large', 'X1'],
-      [surrogates, 'lone_surrogate', 'ScheduledItems[0].PLU'],
     ] as const;
     for (const [raw, id, field] of cases) {
       // Twice: the sender's retry of a refused body is refused the same way, by the same thread.
@@ -119,5 +114,30 @@ describe('items of too many values', () => {
     assert.deepEqual(states, [{ seq: 2, state: 'applied' }, { seq: 3, state: 'applied' }]);
     const prices = t.agent.core.tillDb.prepare('SELECT count(*) AS n FROM price_ranges').get() as { n: number };
     assert.ok(prices.n >= 2, `${prices.n} price ranges in the till`);
+  });
+});
+
+describe('lone surrogates', () => {
+  it('are taken and skipped where the till would get them, with warnings: the chain goes on', async () => {
+    const t = await startTestAgent();
+    const head = (cs: number, parent: number): string => `"ChangeSequence":${cs},"ParentChangeSequence":${parent},"LocationID":9,"CurrencyIsoCode":"GBP"`;
+    // The reviewer's surrogate.mjs: PLU, ItemID and TariffName P\ud800 and P\udc00 (one item in the
+    // till had they been stored), beside an ordinary item.
+    const lone = (s: string, p: number): string =>
+      `{"PLU":"P${s}","ItemID":"I${s}","ItemName":"X","ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"2026-12-31","TariffName":"T${s}","PriceModel":"S","TaxCode":"S","TaxRate":20,"SellPrice":${p}}],"ScheduleUpdates":[]}`;
+    const first = Buffer.from(`{${head(2, 1)},"ScheduledItems":[${lone('\\ud800', 1.5)},${lone('\\udc00', 2.5)},${fields('"7"', '"Tea"', '"S"')}]}`);
+    // An emoji cut in half in a name, as a UTF-16 truncation leaves it, and one in an unknown field.
+    const second = Buffer.from(`{${head(3, 2)},"Note":"x\\ud83d","ScheduledItems":[${fields('"8"', '"Caf\\u00e9 Latte \\ud83d"', '"S"')},${fields('"6"', '"Scone"', '"S"').replace('"9"', '"6"')}]}`);
+    for (const raw of [first, second]) assert.equal((await postRaw(t, raw)).status, 200);
+    assert.equal((await t.post(update(9, 4, 3, [item('5', 'Bun', [price('2026-12-01', '2026-12-31', 'Eat In', 2)])]))).status, 200);
+    await t.settle();
+    const status = t.agent.core.status().find((l) => l.locationId === 9)!;
+    assert.equal(status.lastChangeSequence, 4);
+    assert.deepEqual(status.waiting, []);
+    const plus = t.agent.core.tillDb.prepare("SELECT plu FROM pos_prices WHERE location_id = 9 ORDER BY plu").all() as { plu: string }[];
+    assert.deepEqual(plus.map((r) => r.plu), ['5', '6', '7']);
+    const warnings = t.agent.core.agentDb.prepare('SELECT path, message FROM update_warnings WHERE location_id = 9 ORDER BY id').all() as { path: string; message: string }[];
+    assert.deepEqual(warnings.map((w) => w.path), ['ScheduledItems[0].ItemID', 'ScheduledItems[1].ItemID', 'ScheduledItems[0].ItemName']);
+    for (const w of warnings) assert.match(w.message, /lone UTF-16 surrogate.*item skipped$/);
   });
 });
