@@ -30,12 +30,19 @@ export interface CoreOptions {
    * (`serve` runs the applier in a worker thread, src/sync/applier-host.ts).
    */
   readonly applier?: 'in-process' | 'none';
+  /**
+   * A data folder an older version left: `upgrade` it (the agent's start, the default), or `refuse` it
+   * (`site_not_upgraded`) and change nothing: every CLI command that opens the folder (docs/operations.md,
+   * "Upgrade"; src/store/upgrade.ts).
+   */
+  readonly olderData?: 'upgrade' | 'refuse';
 }
 
 /**
  * The agent without its servers: the three data files, the inbox and (in-process) the applier, and
  * the operations the CLI, the admin API and the status window share. Opening it splits a 0.1 data
- * folder once, migrates the files, or refuses files written by a newer agent.
+ * folder once, migrates the files (or, for a command, refuses a folder an older agent left: see
+ * CoreOptions.olderData), or refuses files written by a newer agent.
  */
 export class AgentCore {
   readonly store: StoreConnections;
@@ -52,6 +59,7 @@ export class AgentCore {
   ) {
     const inProcess = (options.applier ?? 'in-process') === 'in-process';
     this.store = openStore(config.dataDir, {
+      olderData: options.olderData ?? 'upgrade',
       onSplit: (r) =>
         log.info(
           `data folder split into pos-sync.db (till), agent.db and staff.db: ${r.inboxRows} stored updates, ${r.priceRanges} price ranges, ` +

@@ -11,7 +11,8 @@ import { configArgument } from '../config/site';
 import { machineConfigTrusted } from '../config/windows-service';
 import { guardOutputStreams, writeErr, writeOut } from './output';
 import { leaveTillFileReadable, restrictUmask } from '../ops/private-files';
-import { isInstanceLocked } from '../ops/instance';
+import { howToStopAgent, isInstanceLocked, runningAgent } from '../ops/instance';
+import { olderDataError, olderStoreFiles } from '../store/upgrade';
 import type { Config } from '../config/schema';
 import { didYouMean } from '../domain/did-you-mean';
 
@@ -275,6 +276,7 @@ export async function run(rawArgv: readonly string[]): Promise<number> {
     command.check?.(ctx);
     const use = dataUseOf(command);
     checkSite(ctx, command.name, use);
+    refuseOlderDataFolder(ctx.config(), command.name, use);
     try {
       return await command.run(ctx);
     } finally {
@@ -297,6 +299,33 @@ export function main(argv: readonly string[]): void {
       process.exitCode = report(failureOf(err, null), wantsJson(argv));
     },
   );
+}
+
+/**
+ * Commands that read or change the data folder but never upgrade it, and work on a folder an older
+ * version left, leaving it as that version can use it: `backup` (read-only connections; a backup
+ * before an upgrade is how support goes back), `backup list` and `tunnel status` (no database),
+ * `ops status` (reads what it can, read-only), `compact` (VACUUM keeps every file's schema). `restore`
+ * (`replace`) rebuilds the folder and upgrades it, as the agent's start does.
+ */
+const WORKS_ON_OLDER_DATA: ReadonlySet<string> = new Set(['backup', 'backup list', 'tunnel status', 'ops status', 'compact']);
+
+/**
+ * Before any other command that reads or changes the data folder: one an older version left (its
+ * agent perhaps still running on it) is refused as it is (`site_not_upgraded`), read without changing
+ * a byte. Only the agent's start upgrades it (docs/operations.md, "Upgrade"); a command that did would
+ * lock the older version out of the folder, its `restore` included.
+ */
+function refuseOlderDataFolder(config: Readonly<Config>, name: string, use: ReturnType<typeof dataUseOf>): void {
+  if (use === 'none' || use === 'replace' || WORKS_ON_OLDER_DATA.has(name) || !fs.existsSync(config.dataDir)) return;
+  const older = olderStoreFiles(config.dataDir);
+  if (older.length === 0) return;
+  const agent = runningAgent(config.dataDir);
+  const note =
+    agent && agent.pid !== 0
+      ? `An agent (pid ${agent.pid}) runs on it and has not upgraded it: an older version, or one still starting. To upgrade, stop it (${howToStopAgent()}), then start this version.`
+      : '';
+  throw olderDataError(config.dataDir, older, note);
 }
 
 /**

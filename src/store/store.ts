@@ -1,5 +1,6 @@
 import { openDatabase, storeFilePath, type Db, type StoreFileKind } from './database';
 import { splitLegacyIfNeeded, type SplitReport } from './split';
+import { refuseOlderData } from './upgrade';
 
 /** The agent's three connections, one per file (see database.ts). */
 export interface StoreConnections {
@@ -12,8 +13,17 @@ export interface StoreConnections {
 }
 
 export interface OpenStoreOptions {
-  /** Migrate (the agent and the CLI do); a tool that must not change files passes false. */
+  /**
+   * Apply missing migrations (the default; with `olderData: 'refuse'` that leaves only new files to
+   * migrate); a tool that must not change files passes false.
+   */
   readonly migrate?: boolean;
+  /**
+   * Files an older version left: `upgrade` them (split and migrate: the agent's start, `restore`), or
+   * `refuse` the folder (`site_not_upgraded`) before anything is opened, changing nothing: every
+   * other command (src/store/upgrade.ts). New or missing files are made either way.
+   */
+  readonly olderData?: 'upgrade' | 'refuse';
   /** Called when a 0.1 single-file folder was split on this open. */
   readonly onSplit?: (report: SplitReport) => void;
   /** Connection settings per file (the receiver's agent.db connection does not auto-checkpoint). */
@@ -22,9 +32,11 @@ export interface OpenStoreOptions {
 
 /**
  * Opens (creating and migrating as needed) the three files of a data folder. A folder written by 0.1
- * (one file) is split first, once (src/store/split.ts). Refuses any file a newer agent wrote.
+ * (one file) is split first, once (src/store/split.ts). Refuses any file a newer agent wrote, and,
+ * with `olderData: 'refuse'`, a folder an older one left.
  */
 export function openStore(dataDir: string, options: OpenStoreOptions = {}): StoreConnections {
+  if (options.olderData === 'refuse') refuseOlderData(dataDir);
   const migrate = options.migrate ?? true;
   if (migrate) {
     const report = splitLegacyIfNeeded(dataDir);

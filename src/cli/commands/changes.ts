@@ -1,9 +1,8 @@
-import { AgentCore } from '../../core';
 import { inDateDomain, isIsoDate, toDayNumber, type IsoDate } from '../../domain/dates';
-import { silentLogger } from '../../log';
 import { MAX_CHANGE_DAYS, upcomingChangesFor } from '../../till/changes';
 import type { UpcomingChange } from '../../store/read-models';
 import { EXIT, UsageError, type Command } from '../command';
+import { commandCore } from '../core-session';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
@@ -41,8 +40,7 @@ export const changes: Command = {
     const rawLocation = ctx.values.location as string | undefined;
     const from = ctx.values.from as string | undefined;
     const rawDays = (ctx.values.days ?? '14') as string;
-    const config = ctx.config();
-    const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+    const core = commandCore(ctx);
     try {
       const result = upcomingChangesFor(core, {
         locationId: rawLocation === undefined ? null : Number(rawLocation),

@@ -10,7 +10,7 @@ import { formatUpdateName, parseUpdateName, UPDATE_NAME_HELP } from '../../domai
 import { resolveUpdateName } from '../../store/update-names';
 import { AppError, ConfigError } from '../../errors';
 import type { LocationStatus } from '../../store/queries';
-import { withCore } from '../core-session';
+import { commandCore, withCore } from '../core-session';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command';
 import { writeErr } from '../output';
 import { agentServices, mayPrintLoginLink } from '../services';
@@ -278,7 +278,7 @@ export const status: Command = {
   usage: '',
   async run(ctx) {
     const config = ctx.config();
-    const core = new AgentCore(config, ctx.json ? silentLogger : ctx.logger(config, { console: false }));
+    const core = commandCore(ctx);
     try {
       const now = new Date();
       const locations = core.status();
