@@ -265,4 +265,26 @@ describe('a data folder an older version left', () => {
       agentCopy.close();
     }
   });
+
+  it('is restored over, upgraded, with the files it replaced saved aside as the older version left them', () => {
+    const { dataDir, config } = olderSite();
+    assert.equal(runCli(config, ['backup']).status, 0);
+    const set = fs.readdirSync(path.join(dataDir, 'backups')).find((f) => !f.startsWith('.'))!;
+    const restored = runCli(config, ['restore', path.join(dataDir, 'backups', set)]);
+    assert.equal(restored.status, 0, `${restored.stdout}${restored.stderr}`);
+    assert.notDeepEqual(versionsOf(dataDir), OLDER_SCHEMA, 'restore upgrades what it puts in place');
+    const aside: string | undefined = fs.readdirSync(path.join(dataDir, 'backups')).find((f) => f.startsWith('pre-restore-'));
+    assert.ok(aside !== undefined, 'the replaced files were saved aside');
+    for (const [file, kind] of [['agent.db', 'agent'], ['pos-sync.db', 'till']] as const) {
+      const copy: Buffer = fs.readFileSync(path.join(dataDir, 'backups', aside, file));
+      copy[18] = 1;
+      copy[19] = 1;
+      const db: Database.Database = new Database(copy);
+      try {
+        assert.deepEqual((db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[]).map((r) => r.version), OLDER_SCHEMA[kind], file);
+      } finally {
+        db.close();
+      }
+    }
+  });
 });

@@ -95,7 +95,9 @@ async function restoreLocked(config: Readonly<Config>, source: string, check: Ca
   if ([live('till'), live('agent'), path.resolve(config.dataDir)].includes(source)) throw new AppError('backup_refused', 422, 'that is the live data itself');
   let previousSavedAs: string | null = null;
   if (fs.existsSync(live('till')) && fs.existsSync(live('agent'))) {
-    const current = openStore(config.dataDir);
+    // As they are: a folder an older version left is saved aside at its own schema, so that the
+    // older version's restore can still take the copy (this restore upgrades what it puts in place).
+    const current = openStore(config.dataDir, { migrate: false });
     try {
       const dir = backupDir(config);
       makePrivateDir(dir);
