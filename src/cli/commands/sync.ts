@@ -59,7 +59,7 @@ export const serve: Command = {
     if (token.kind === 'choose') throw ConfigError.of([token.problem]);
     const config = token.kind === 'generated' ? loadConfigWithSecrets(options).config : first;
     const log = ctx.logger(config);
-    if (token.kind === 'generated') log.info('made this install\'s webhook token (pos-sync-agent secrets show webhook.bearerToken prints it for head office)');
+    if (token.kind === 'generated') log.info(`made this install's webhook token (${cliCommand('secrets show webhook.bearerToken')} prints it for head office)`);
     log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
     log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
     // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { CLI, runCli, writeConfig } from '../../helpers/child-agent';
+import { CLI, runCli, startChildAgent, writeConfig } from '../../helpers/child-agent';
 import { tempDir } from '../../helpers/fixtures';
 
 /**
@@ -81,6 +81,26 @@ describe('secrets hints run as printed, with the site\'s --config', () => {
     const shown = runCli(config, ['secrets', 'show', 'webhook.bearerToken'], { env: sh.env });
     assert.equal(shown.stdout, `${storedToken(dataDir)}\n`);
     assert.match(missing.stderr, /start the agent once to make it \(pos-sync-agent serve --config '.*\/site one\/config\.json'\)/);
+  });
+
+  it('`serve --config FILE` making the token: the command its log names shows that token, run as printed', async () => {
+    const sh = shell();
+    const dir = path.join(tempDir(), 'site one');
+    fs.mkdirSync(dir);
+    const dataDir = path.join(dir, 'data');
+    const config = writeConfig(dir, { dataDir, webhook: { port: 0, allowUnauthenticated: false }, admin: { enabled: false } });
+    const agent = await startChildAgent(config, sh.env);
+    let output: string;
+    try {
+      output = agent.output();
+    } finally {
+      await agent.kill('SIGTERM');
+    }
+    const hint = /made this install's webhook token \((pos-sync-agent .*?) prints it for head office\)/.exec(output)?.[1];
+    assert.ok(hint, output);
+    assert.match(hint, /^pos-sync-agent secrets show webhook\.bearerToken --config '.*\/site one\/config\.json'$/);
+    const shown = runAsPrinted(hint, sh);
+    assert.equal(shown.stdout, `${storedToken(dataDir)}\n`, shown.stderr);
   });
 
   it('`secrets show` and `secrets list` with --config name the data folder first, as without it', () => {
