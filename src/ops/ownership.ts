@@ -76,7 +76,9 @@ function folderOffences(dir: string, depth: number, uid: number): Offence[] {
   try {
     real = fs.realpathSync(dir);
   } catch {
-    return []; // Not there yet: the agent creates it, its own.
+    // Not there yet: the agent creates it, its own, in the nearest folder above that is there, which
+    // (and every folder above it) must be such that no other account could replace what it creates.
+    return missingFolderOffences(path.resolve(dir), uid);
   }
   const out: Offence[] = [];
   for (const up of ancestors(real)) {
@@ -91,6 +93,27 @@ function folderOffences(dir: string, depth: number, uid: number): Offence[] {
   const self = offenceOf(real, fs.statSync(real), uid, false);
   if (self) out.push(self);
   else walk(real, depth, uid, out);
+  return out;
+}
+
+/** folderOffences of a folder not there yet: the nearest folder above it that is, and those above that. */
+function missingFolderOffences(dir: string, uid: number): Offence[] {
+  let base = path.dirname(dir);
+  for (;;) {
+    try {
+      base = fs.realpathSync(base);
+      break;
+    } catch {
+      const up = path.dirname(base);
+      if (up === base) return [];
+      base = up;
+    }
+  }
+  const out: Offence[] = [];
+  for (const up of [...ancestors(base), base]) {
+    const offence = offenceOf(up, fs.statSync(up), uid, true);
+    if (offence) out.push(offence);
+  }
   return out;
 }
 

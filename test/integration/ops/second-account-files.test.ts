@@ -73,6 +73,18 @@ describe('a data folder that is not the agent\'s own (a second OS account)', () 
     assert.equal(planted.status, 3, planted.out);
     assert.match(planted.out, new RegExp(`${path.join(dataDir, 'logs', 'agent.log').replace(/[/.]/g, '\\$&')} belongs to nobody`));
   });
+
+  it('a data folder not there yet, in a folder its group may write: refused before anything is made or logged there', () => {
+    const shared = tempDir();
+    fs.chmodSync(shared, 0o775);
+    const dataDir = path.join(shared, 'data');
+    const config = writeConfig(tempDir(), { dataDir, webhook: { port: 0, allowUnauthenticated: false }, admin: { port: 0 } });
+    const r = cli(config, ['serve']);
+    assert.equal(r.status, 3, r.out);
+    assert.match(r.out, new RegExp(`dataDir: refusing to use ${dataDir.replace(/[/.]/g, '\\$&')}, which another account could have changed: ${shared.replace(/[/.]/g, '\\$&')} may be written by its group \\(mode 0775\\)`));
+    assert.doesNotMatch(r.out, /made this install's webhook token/);
+    assert.deepEqual(fs.readdirSync(shared), [], 'no token, log or folder was made in it');
+  });
 });
 
 describe('files written outside the data folder, with links planted by a second account', () => {
