@@ -10,14 +10,21 @@ import { sampleBodies } from '../../helpers/fixtures';
 import { REPO, installGlobally, isBuilt, packCheckout, plainNpmEnv } from '../../helpers/installed';
 
 /**
- * Upgrading keeps the site's data: the package of main (the version this branch grows from) is
+ * Upgrading keeps the site's data: the package of the previous release (0.2.0, PREVIOUS_RELEASE) is
  * installed, runs a site and receives updates; it is stopped, this version's package is installed
  * over it, started on the same data, and the data is all there and keeps growing.
  *
- * main's package.json predates `files` (npm pack then leaves dist/ out, as .gitignore does) and has a
+ * 0.2.0's package.json predates `files` (npm pack then leaves dist/ out, as .gitignore does) and has a
  * `prepare` script (which npm's strict allow-scripts refuses in a tarball), so the older tarball is
  * made the way this one is: its sources built, packed with this `files` list and without `prepare`.
  */
+
+/**
+ * The commit 0.2.0 was released from (CHANGELOG.md, [0.2.0]): the last before the work on 0.3 began.
+ * A fixed commit, not the branch point with main: on main itself that is this very commit, and the
+ * upgrade would be from this version to itself.
+ */
+const PREVIOUS_RELEASE = 'b188fff8be80d1949696aa40a5f748eda6cae3b7';
 
 const FILES = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { files: string[] }).files;
 
@@ -50,9 +57,12 @@ describe('upgrade: the package over the previous one keeps the site\'s data', ()
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('from main to this version: stop, install over, start: data migrated and intact, updates continue', async (t) => {
-    const base = execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: REPO, encoding: 'utf8' }).trim();
-    t.diagnostic(`previous version: main at ${base.slice(0, 12)}`);
+  it('from 0.2.0 to this version: stop, install over, start: data migrated and intact, updates continue', async (t) => {
+    const base = PREVIOUS_RELEASE;
+    const known = spawnSync('git', ['cat-file', '-e', `${base}^{commit}`], { cwd: REPO });
+    assert.equal(known.status, 0, `this clone does not have 0.2.0's commit ${base}: clone with its history (not --depth)`);
+    assert.notEqual(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim(), base, 'this is the previous release itself');
+    t.diagnostic(`previous version: 0.2.0 at ${base.slice(0, 12)}`);
     oldTree = path.join(work, 'old');
     execFileSync('git', ['worktree', 'add', '--detach', oldTree, base], { cwd: REPO, stdio: 'ignore' });
     fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(oldTree, 'node_modules'));
@@ -104,15 +114,27 @@ describe('upgrade: the package over the previous one keeps the site\'s data', ()
       const status = spawnSync(newInstall.bin, ['status', '--config', config], { encoding: 'utf8', env });
       assert.equal(status.status, 0, status.stderr);
       assert.match(status.stdout, /last applied ChangeSequence 1042/);
-      // Every row that was there is there (tables a migration added may be new; none is lost).
+      // Every row that was there is there, with the values it had (tables a migration added may be
+      // new, and columns it added are left out of the comparison; none is lost). The migration
+      // records gain this version's: the earlier ones are kept.
+      let migrated = 0;
       for (const [file, before] of [[till, tillBefore], [agentDb, agentBefore]] as const) {
         const afterUpgrade = snapshot(file);
         for (const [table, rows] of before) {
           const now = afterUpgrade.get(table);
           assert.ok(now, `${path.basename(file)}: table ${table} is gone`);
-          assert.deepEqual(now, rows, `${path.basename(file)}: ${table} changed across the upgrade`);
+          if (rows.length === 0) continue;
+          const columns = Object.keys(JSON.parse(rows[0]!) as Record<string, unknown>);
+          const projected = now.map((r) => JSON.stringify(Object.fromEntries(columns.map((c) => [c, (JSON.parse(r) as Record<string, unknown>)[c]])))).sort();
+          if (/migration/i.test(table)) {
+            for (const row of rows) assert.ok(projected.includes(row), `${path.basename(file)}: ${table} lost ${row}`);
+            migrated += now.length - rows.length;
+          } else {
+            assert.deepEqual(projected, rows, `${path.basename(file)}: ${table} changed across the upgrade`);
+          }
         }
       }
+      assert.ok(migrated > 0, 'no migration ran: the upgrade was from this version to itself');
       // And the chain continues on the upgraded agent.
       assert.equal(await deliver(agent.url, third!.raw), 200);
       let after = '';
