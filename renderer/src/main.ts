@@ -102,7 +102,7 @@ class App {
       if (err instanceof ApiError && err.status === 401) return;
       // Storage failing answers 503 storage_unavailable: the agent runs but cannot use its files.
       if (err instanceof ApiError && err.id === 'storage_unavailable') this.reach = { reachable: true, storageError: err.message };
-      else this.reach = { reachable: false, since: this.reach.reachable ? new Date().toISOString() : (this.reach.since ?? null), why: errorText(err) };
+      else this.reach = { reachable: false, since: this.reach.reachable ? new Date().toISOString() : (this.reach.since ?? null), why: err instanceof TypeError ? noAnswerHere() : errorText(err) };
     }
     const status: StatusResponse = this.status ?? { generatedAt: new Date().toISOString(), paused: false, gapAlertMinutes: 30, baselineSettleSeconds: 60, locations: [], alerts: [] };
     const summary = summaryOf(status, this.reach);
@@ -286,3 +286,11 @@ async function boot(): Promise<void> {
 }
 
 void boot();
+
+/**
+ * Why nothing answers at this window's address: the agent stopped, or it started again at a new
+ * address (admin.newAddressEachStart), where this tab cannot follow; then a new login link opens it.
+ */
+function noAnswerHere(): string {
+  return `nothing answers at this window's address; if the agent was restarted, the window has a new address: open it again from the tray, or with ${cliCommand('admin-url')}`;
+}

@@ -87,8 +87,8 @@ async function assertSignedOut(name: string): Promise<void> {
 describe('status window: signed out', { timeout: 120_000 }, async () => {
   {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // A fixed port, so the admin service can be restarted where the window looks for it.
-    t = await startAdminAgent({ admin: { port: await freePort(), liveCheckMs: 100 }, locations: { '3021': { timezone: 'Europe/London' } } });
+    // A fixed port and address (127.0.0.1), so the admin service can be restarted where the window looks for it.
+    t = await startAdminAgent({ admin: { port: await freePort(), newAddressEachStart: false, liveCheckMs: 100 }, locations: { '3021': { timezone: 'Europe/London' } } });
     assert.equal((await t.post(sampleBodies()[0]!.raw)).status, 200);
     await t.settle();
     ({ page } = await launchBrowser());
@@ -121,5 +121,26 @@ describe('status window: signed out', { timeout: 120_000 }, async () => {
     await page.getByText(/unreachable/i).first().waitFor({ timeout: 10_000 });
     await t.admin.start(t.agent);
     await assertSignedOut('restarted');
+  });
+
+  it('after the agent restarts at a new address (the default), says where the window is opened again', async () => {
+    await t.admin.stop();
+    const moved = await startAdminAgent({ admin: { port: await freePort(), liveCheckMs: 100 } });
+    try {
+      await page.goto(moved.loginUrl);
+      await page.locator('#live.live-on').waitFor();
+      const old = moved.adminOrigin;
+      await moved.admin.stop();
+      await moved.admin.start(moved.agent);
+      assert.notEqual(moved.admin.url, `${old}/`, 'the window has a new address');
+      await page.getByText(/nothing answers at this window's address; if the agent was restarted, the window has a new address: open it again from the tray, or with pos-sync-agent admin-url/).first().waitFor({ timeout: 15_000 });
+      assert.equal(await page.locator('#summary-label').innerText(), 'Agent unreachable');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'signed-out-moved.png') });
+      // A new link opens it at its new address.
+      await page.goto(moved.loginUrl);
+      await page.locator('#live.live-on').waitFor();
+    } finally {
+      await moved.agent.stop();
+    }
   });
 });
