@@ -686,7 +686,11 @@ function* planItems(
     const seenPrices = new Map<string, Placed<PriceValue>[]>();
     const seenAvailability = new Map<string, Placed<AvailabilityStatus>[]>();
     const earlierEntries = entriesOf.get(itemId);
-    if (earlierEntries) for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability, memo);
+    if (earlierEntries) {
+      for (const j of earlierEntries) placeEarlierEntry(reread(j), j, currency, seenPrices, seenAvailability, memo);
+      // The till holds one PLU, name and type per item: the later entry's. Said when they differ.
+      warnings.push(...differingEntry(reread(earlierEntries[earlierEntries.length - 1]!), earlierEntries[earlierEntries.length - 1]!, { itemId, plu, name, type }, path));
+    }
     const prices: PriceRange[] = [];
     const priceElements = arrayField(raw, 'PriceUpdates', path, warnings);
     for (let i = 0; i < priceElements.length; i++) {
@@ -713,6 +717,26 @@ function* planItems(
     else entriesOf.set(itemId, [index]);
     yield { itemId, plu, name, type, prices, availability };
   }
+}
+
+/**
+ * Warnings for an ItemID sent again in one update with another PLU, name or type than its entry at
+ * `earlierIndex`: the till keeps the later entry's, so a till looking the earlier PLU up finds nothing.
+ */
+function differingEntry(earlier: unknown, earlierIndex: number, later: { readonly itemId: string; readonly plu: string; readonly name: string; readonly type: string }, path: string): UpdateWarning[] {
+  if (!isRecord(earlier)) return [];
+  const earlierPlu = identifierText(earlier.PLU, 'PLU');
+  const was: [string, string, string | null][] = [
+    ['PLU', later.plu, earlierPlu.ok ? earlierPlu.text : null],
+    ['ItemName', later.name, typeof earlier.ItemName === 'string' ? earlier.ItemName.trim() : ''],
+    ['ItemType', later.type, typeof earlier.ItemType === 'string' ? earlier.ItemType.trim().toUpperCase() : null],
+  ];
+  return was
+    .filter(([, now, before]) => before !== null && before !== now)
+    .map(([field, now, before]) => ({
+      path: `${path}.${field}`,
+      message: `ItemID ${shown(later.itemId)} is also at ScheduledItems[${earlierIndex}] with ${field} ${shown(before)}: the till keeps this entry's, ${shown(now)}`,
+    }));
 }
 
 export function samePriceValue(a: PriceValue, b: PriceValue): boolean {

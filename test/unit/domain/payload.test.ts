@@ -141,3 +141,30 @@ describe('warnings of one update', () => {
     assert.match(planned.warnings.at(-1)!.message, new RegExp(`^${2 * MAX_WARNINGS} more warnings in this update`));
   });
 });
+
+describe('an ItemID sent twice in one update', () => {
+  it('warns when the entries differ in PLU, name or type: the till keeps the later entry\'s', () => {
+    const p = plan(
+      update(3021, 2, 1, [
+        item('8001', 'DUP1', [price('2026-12-01', '2026-12-31', 'Eat In', 1)], [], { ItemName: 'DupA' }),
+        item('7', 'OTHER'),
+        item('8002', 'DUP1', [price('2027-01-01', '2027-01-31', 'Eat In', 2)], [], { ItemName: 'DupB', ItemType: 'menu' }),
+      ]),
+    );
+    assert.deepEqual(p.warnings, [
+      { path: 'ScheduledItems[2].PLU', message: 'ItemID "DUP1" is also at ScheduledItems[0] with PLU "8001": the till keeps this entry\'s, "8002"' },
+      { path: 'ScheduledItems[2].ItemName', message: 'ItemID "DUP1" is also at ScheduledItems[0] with ItemName "DupA": the till keeps this entry\'s, "DupB"' },
+      { path: 'ScheduledItems[2].ItemType', message: 'ItemID "DUP1" is also at ScheduledItems[0] with ItemType "RECIPE": the till keeps this entry\'s, "MENU"' },
+    ]);
+  });
+
+  it('says nothing when they agree (the same PLU as a number and as text, the name with spaces around it)', () => {
+    const p = plan(
+      update(3021, 2, 1, [
+        item(8001, 'DUP1', [price('2026-12-01', '2026-12-31', 'Eat In', 1)], [], { ItemName: 'Dup' }),
+        item('8001', 'DUP1', [price('2027-01-01', '2027-01-31', 'Eat In', 2)], [], { ItemName: ' Dup ' }),
+      ]),
+    );
+    assert.deepEqual(p.warnings, []);
+  });
+});
