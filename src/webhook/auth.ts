@@ -1,3 +1,4 @@
+import { charsetOf } from '../http/content-type';
 import { sameSecret } from '../http/secrets';
 
 /**
@@ -70,6 +71,17 @@ export function checkCaller(
 }
 
 /** Content types we take as JSON: application/json, anything +json, and none at all. */
+/**
+ * The charset a Content-Type declares when it is not UTF-8, else null. JSON between systems is UTF-8
+ * (RFC 8259, section 8.1); a body declared as another would be read as UTF-8 all the same: refused
+ * when it is not valid UTF-8, silently misread when its bytes happen to be (Latin-1 "Ã©" as "é").
+ */
+export function otherCharset(contentType: string | undefined): string | null {
+  const charset = charsetOf(contentType);
+  if (charset === undefined) return null;
+  return charset === 'utf-8' || charset === 'utf8' ? null : charset;
+}
+
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined || contentType.trim() === '') return true;
   const type = contentType.split(';')[0]!.trim().toLowerCase();

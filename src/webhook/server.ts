@@ -12,7 +12,7 @@ import type { Logger } from '../log';
 import { cutText, MAX_CONTENT_TYPE_CHARS, MAX_FIELD_CHARS, MAX_REASON_CHARS } from '../store/bounded-text';
 import type { InboxPort, ReceiptOutcome } from '../store/inbox';
 import { UndecodableBody } from './arrived-bytes';
-import { sentByBrowserFetch, checkCaller, isJsonContentType } from './auth';
+import { sentByBrowserFetch, checkCaller, isJsonContentType, otherCharset } from './auth';
 import { closeAfterAnswer, declaredLength, limitUnreadBody, markExpectsContinue, receiveBody, settleBeforeRefusal } from './body';
 import { BodyBudget, ConnectionGuard } from './limits';
 import { forwardMetrics } from './metrics-forward';
@@ -41,7 +41,7 @@ export interface WebhookDeps {
 const COUNTED_AFTER_AUTH = new Set([400, 413, 415, 503]);
 
 /** Refusals decided while reading the body, recorded by the error handler (recordRefusal). */
-const RECORDED_HERE = new Set(['payload_too_large', 'unsupported_content_type', 'unsupported_encoding', 'invalid_encoding']);
+const RECORDED_HERE = new Set(['payload_too_large', 'unsupported_content_type', 'unsupported_charset', 'unsupported_encoding', 'invalid_encoding']);
 
 /**
  * A failure to store (disk full, I/O error) as its answer: 503 with Retry-After, the sender sends
@@ -125,11 +125,15 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
     // any refusal (settleBeforeRefusal), then the connection closes.
     (req, res, next) => {
       const contentType = req.headers['content-type'];
-      if (!config.requireJsonContentType || isJsonContentType(contentType)) {
+      const charset = config.requireJsonContentType ? otherCharset(contentType) : null;
+      if (!config.requireJsonContentType || (isJsonContentType(contentType) && charset === null)) {
         next();
         return;
       }
-      const refusal = new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)');
+      const refusal =
+        charset === null
+          ? new AppError('unsupported_content_type', 415, 'the body must be JSON (Content-Type: application/json)')
+          : new AppError('unsupported_charset', 415, `the body must be UTF-8 JSON, not ${cutText(charset.toUpperCase(), MAX_CONTENT_TYPE_CHARS)} (Content-Type: application/json; charset=utf-8)`);
       void settleBeforeRefusal(req, res, config.maxBodyBytes, config.refusedBodyWaitMs).then(() => {
         closeAfterAnswer(res);
         next(refusal);
@@ -206,6 +210,7 @@ export function createWebhookApp(deps: WebhookDeps): (req: http.IncomingMessage,
       inbox.recordRefused({ sender, source: 'webhook', bytes: declared, httpStatus: err.status, errorId: err.id, reason });
     if (err.id === 'payload_too_large') await refused(`body larger than webhook.maxBodyBytes (${config.maxBodyBytes} bytes)`);
     else if (err.id === 'unsupported_content_type') await refused(`Content-Type ${cutText(String(contentType), MAX_CONTENT_TYPE_CHARS)} is not JSON (the body was not read)`);
+    else if (err.id === 'unsupported_charset') await refused(`Content-Type ${cutText(String(contentType), MAX_CONTENT_TYPE_CHARS)} declares a charset other than UTF-8 (the body was not read)`);
     else if (err.id === 'unsupported_encoding') await refused(`${err.message} (the body was not read)`);
     return null;
   }

@@ -210,6 +210,26 @@ describe('what a refused call leaves behind', () => {
     assert.ok(!fs.existsSync(bodies) || fs.readdirSync(bodies, { withFileTypes: true }).every((e) => !e.isFile()), 'no body file is left');
   });
 
+  it('refuses JSON declared in a charset other than UTF-8 before reading its body, and takes UTF-8 however it is written', async () => {
+    const r = await startReceiver();
+    for (const charset of ['ISO-8859-1', 'utf-16', 'windows-1252']) {
+      const answer = await r.raw(`Content-Type: application/json; charset=${charset}\r\nContent-Length: 2\r\n`, '{}');
+      assert.match(answer, /^HTTP\/1\.1 415 /, charset);
+      assert.match(answer, new RegExp(`"unsupported_charset".*not ${charset.toUpperCase()} \\(Content-Type: application/json; charset=utf-8\\)`), charset);
+    }
+    const all = deliveries(r.db);
+    assert.equal(all.length, 3);
+    const d = all[all.length - 1];
+    assert.equal(d!.http_status, 415);
+    assert.match(d!.reason as string, /^Content-Type application\/json; charset=windows-1252 declares a charset other than UTF-8 \(the body was not read\)$/);
+    assert.equal(quarantined(r.db).length, 0);
+    assert.deepEqual(r.counted, ['unsupported_charset', 'unsupported_charset', 'unsupported_charset']);
+    for (const charset of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
+      const answer = await r.raw(`Content-Type: application/json; charset=${charset}\r\nContent-Length: 2\r\n`, '{}');
+      assert.doesNotMatch(answer, /^HTTP\/1\.1 415 /, charset);
+    }
+  });
+
   it('records every refusal decided while reading the body; keeps what arrived of one that does not decode', async () => {
     const r = await startReceiver();
     const broken = await r.post('{}', { 'content-encoding': 'gzip' });
