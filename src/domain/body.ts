@@ -124,6 +124,20 @@ function overLimit(err: JsonLimitError): ReadBodyResult {
   return { ok: false, error: { id: 'member_too_large', field: err.key, message: `the members other than ScheduledItems take more than the ${err.limit} bytes they may take together` } };
 }
 
+/** The members of the body the chain and the till depend on: sent twice, the update cannot be placed. */
+const ENVELOPE_MEMBERS = ['LocationID', 'ChangeSequence', 'ParentChangeSequence', 'CurrencyIsoCode', 'ScheduledItems'] as const;
+
+/**
+ * The refusal of a body that sends a member of its envelope more than once with different values
+ * (`"ChangeSequence":12,"ChangeSequence":60`), or null. JSON.parse keeps the last, other parsers the
+ * first (RFC 8259 leaves it open): which location and place in its chain head office meant is not known.
+ */
+function envelopeRepeated(repeated: ReadonlySet<string>): ReadBodyResult | null {
+  const key = ENVELOPE_MEMBERS.find((m) => repeated.has(m));
+  if (key === undefined) return null;
+  return { ok: false, error: { id: 'duplicate_member', field: key, message: 'sent more than once with different values: which one head office meant is not known' } };
+}
+
 /** The refusal of the item at `index` that takes `bytes`, or null when it fits. */
 function itemTooLarge(index: number, bytes: number): ReadBodyResult | null {
   if (bytes <= MAX_ITEM_BYTES) return null;
@@ -138,6 +152,10 @@ export function readBody(raw: Buffer, options: ReadBodyOptions): ReadBodyResult 
     // Numbers keep their source text (JsonNumber): money and identifiers are read exactly.
     const itemBytes = options.itemBytes;
     lazy = parseLazily(raw, 'ScheduledItems', parseExact, itemBytes ? (span) => itemBytes(span.start, span.end).toString('utf8') : undefined, LIMITS);
+    if (options.checkItems) {
+      const repeated = envelopeRepeated(lazy.repeated);
+      if (repeated) return repeated;
+    }
     if (options.checkItems && lazy.elements) {
       for (const [index, span] of lazy.elements.entries()) {
         const tooLarge = itemTooLarge(index, span.end - span.start);
@@ -197,6 +215,10 @@ export function* readBodyFromSteps(source: ByteSource, options: ReadBodyOptions 
       limit(key, span);
       setMember(head, key, parseExact(text(span.start, span.end)));
       members.push([key, span.start, span.end]);
+    }
+    if (options.checkItems) {
+      const repeated = envelopeRepeated(scanned.repeated);
+      if (repeated) return repeated;
     }
     if (options.checkItems && scanned.elements) {
       for (const [index, span] of scanned.elements.entries()) {

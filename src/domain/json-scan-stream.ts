@@ -1,5 +1,5 @@
 import { runSteps, type Steps } from './steps';
-import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonLimitError, JsonScanError, OPEN_BRACE, OPEN_BRACKET, Scanner, type ScanLimits, type ScannedObject, type Span } from './json-scan';
+import { bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, JsonLimitError, JsonScanError, OPEN_BRACE, OPEN_BRACKET, repeatedTopLevel, Scanner, type ScanLimits, type ScannedObject, type Span } from './json-scan';
 
 /**
  * scanObject (json-scan.ts) over a body read piece by piece instead of held whole: a large body kept in
@@ -123,6 +123,7 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
   // A byte-order mark is three bytes: hold them before looking for one.
   while (w.bytes.length < 3 && !w.atEnd) w.more();
   const members = new Map<string, Span>();
+  const repeated = new Set<string>();
   let elements: Span[] | null = null;
   let { value: empty, pos } = w.step(bomLength(w.bytes), (s) => {
     s.ws();
@@ -185,6 +186,8 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
       pos = w.step(valueStart, (s) => s.value(2, key)).pos;
       if (key === arrayMember) elements = null;
     }
+    const earlier = members.get(key);
+    if (earlier !== undefined && repeatedTopLevel(key, arrayMember, earlier, { start: valueStart, end: pos }, (span) => source.read(span.start, span.end))) repeated.add(key);
     members.set(key, { start: valueStart, end: pos });
     const sep = w.step(pos, (s) => {
       s.ws();
@@ -203,5 +206,5 @@ export function* scanObjectSteps(source: ByteSource, arrayMember: string, decode
     s.ws();
     if (s.pos < s.b.length) s.fail('unexpected content after the JSON object');
   });
-  return { members, elements };
+  return { members, elements, repeated };
 }

@@ -19,6 +19,8 @@ export interface Span {
 export interface ScannedObject {
   /** Each top-level member's value, by key; a repeated key keeps its last value, as JSON.parse does. */
   readonly members: ReadonlyMap<string, Span>;
+  /** The keys sent more than once with different values (repeatedTopLevel), in the order found. */
+  readonly repeated: ReadonlySet<string>;
   /** The elements of the array member named by `arrayMember`, when that member is an array. */
   readonly elements: readonly Span[] | null;
 }
@@ -328,6 +330,7 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
   const maxElements = limits.maxElements ?? Number.POSITIVE_INFINITY;
   const s = new Scanner(bytes, bomLength(bytes), 0, limits.maxDepth, limits.maxElementValues);
   const members = new Map<string, Span>();
+  const repeated = new Set<string>();
   let elements: Span[] | null = null;
   s.ws();
   s.expect(OPEN_BRACE, 'a JSON object');
@@ -371,6 +374,8 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
         s.value(2, key);
         if (key === arrayMember) elements = null;
       }
+      const earlier = members.get(key);
+      if (earlier !== undefined && repeatedTopLevel(key, arrayMember, earlier, { start: valueStart, end: s.pos }, (span) => bytes.subarray(span.start, span.end))) repeated.add(key);
       members.set(key, { start: valueStart, end: s.pos });
       s.ws();
       const sep = bytes[s.pos];
@@ -384,7 +389,22 @@ export function scanObject(bytes: Uint8Array, arrayMember: string, decodeKey: (s
   }
   s.ws();
   if (s.pos !== bytes.length) s.fail('unexpected content after the JSON object');
-  return { members, elements };
+  return { members, elements, repeated };
+}
+
+/** Above this, a repeated top-level member's two values are not compared: they count as different. */
+const REPEAT_COMPARED_BYTES = 64 * 1024;
+
+/**
+ * Whether a top-level key seen again marks the body as repeating it: the array member always (two
+ * lists of items), any other when its two values' bytes differ (or are too long to compare). The
+ * same rule in scanObject and scanObjectSteps, so both readers refuse the same bodies.
+ */
+export function repeatedTopLevel(key: string, arrayMember: string, earlier: Span, later: Span, bytesOf: (span: Span) => Uint8Array): boolean {
+  if (key === arrayMember) return true;
+  const length = earlier.end - earlier.start;
+  if (length !== later.end - later.start || length > REPEAT_COMPARED_BYTES) return true;
+  return Buffer.compare(bytesOf(earlier), bytesOf(later)) !== 0;
 }
 
 export interface LazyBody {
@@ -394,6 +414,8 @@ export interface LazyBody {
   readonly headSpans: ReadonlyMap<string, Span>;
   /** The array member's elements as spans (null when it is absent or not an array: then `head` has it). */
   readonly elements: readonly Span[] | null;
+  /** The top-level keys sent more than once with different values (ScannedObject.repeated). */
+  readonly repeated: ReadonlySet<string>;
   /** Parses one element. */
   element(span: Span): unknown;
 }
@@ -427,7 +449,7 @@ export function parseLazily(
     headSpans.set(key, span);
   }
   const read = elementText ?? text;
-  return { head, headSpans, elements: scanned.elements, element: (span) => parse(read(span)) };
+  return { head, headSpans, elements: scanned.elements, repeated: scanned.repeated, element: (span) => parse(read(span)) };
 }
 
 /**
@@ -662,7 +684,14 @@ export function parseExact(text: string): unknown {
         return value;
       }
       if (top.isArray) (top.container as unknown[]).push(value);
-      else setMember(top.container as Record<string, unknown>, top.key, value);
+      else {
+        const object = top.container as Record<string, unknown>;
+        const prior = object[top.key];
+        // A member name sent twice: the later value is kept, as JSON.parse keeps it, and the name is
+        // marked when the two differ, for the plan to skip what it cannot tell apart (repeatedMembers).
+        if (prior !== undefined && Object.prototype.hasOwnProperty.call(object, top.key) && !sameParsed(prior, value)) markRepeated(object, top.key);
+        setMember(object, top.key, value);
+      }
       pos = skipWhitespace(text, pos);
       const d = text.charCodeAt(pos);
       if (d === COMMA) {
@@ -732,6 +761,35 @@ function knownKeyAt(text: string, start: number, end: number): string | undefine
 }
 
 /** As JSON.parse does: `__proto__` is an own member, never the object's prototype. */
+const REPEATED = Symbol('repeated members');
+
+/**
+ * The member names an object parsed by parseExact had more than once with values that differ (in
+ * their text: `1.5` and `1.50` differ), or undefined when none. RFC 8259 leaves such an object's
+ * meaning open (parsers differ on which value they keep), so the plan does not guess.
+ */
+export function repeatedMembers(value: object): ReadonlySet<string> | undefined {
+  return (value as { [REPEATED]?: Set<string> })[REPEATED];
+}
+
+function markRepeated(object: Record<string, unknown>, key: string): void {
+  const held = object as { [REPEATED]?: Set<string> };
+  // Not enumerable: neither Object.entries, JSON.stringify nor a spread carries it.
+  if (held[REPEATED] === undefined) Object.defineProperty(object, REPEATED, { value: new Set<string>(), enumerable: false });
+  held[REPEATED]!.add(key);
+}
+
+/** Whether two values parseExact made are the same JSON text, up to whitespace and member order. */
+function sameParsed(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof JsonNumber || b instanceof JsonNumber) return a instanceof JsonNumber && b instanceof JsonNumber && a.source === b.source;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameParsed(x, b[i]));
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameParsed((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
 export function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
   else object[key] = value;

@@ -1,5 +1,5 @@
 import { inDateDomain, isIsoDate, type IsoDate } from './dates';
-import { JsonNumber, parseExact } from './json-scan';
+import { JsonNumber, parseExact, repeatedMembers } from './json-scan';
 import { minorDigits, parseSellPrice, type Money, type MoneyResult } from './money';
 import { wholeNumberDigits } from './numbers';
 import { readTaxRate } from './tax-rate';
@@ -128,7 +128,7 @@ export interface EnvelopeError {
    * The stable error id the receiver answers with: the body is not UTF-8, not JSON, or has no valid
    * envelope.
    */
-  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'too_many_values';
+  readonly id: 'invalid_encoding' | 'invalid_json' | 'invalid_envelope' | 'item_too_large' | 'too_many_items' | 'member_too_large' | 'too_deep' | 'too_many_values' | 'duplicate_member';
   /** Dotted path of the first offending field, e.g. `ChangeSequence` or `(body)`. */
   readonly field: string;
   readonly message: string;
@@ -445,11 +445,33 @@ function checkedDates(element: Record<string, unknown>, at: ElementAt, warnings:
   return true;
 }
 
+/** The members the plan reads of an item, a price element and an availability element. */
+const ITEM_MEMBERS = ['ItemID', 'PLU', 'ItemName', 'ItemType', 'PriceUpdates', 'ScheduleUpdates'] as const;
+const PRICE_MEMBERS = ['DateFrom', 'DateTo', 'TariffName', 'PriceModel', 'TaxCode', 'TaxRate', 'SellPrice'] as const;
+const AVAILABILITY_MEMBERS = ['DateFrom', 'DateTo', 'MealPeriodName', 'Status'] as const;
+
+export const REPEATED_MESSAGE = 'sent more than once in this object, with different values: which one head office meant is not known';
+
+/** The first of `members` that `object` had more than once with different values (parseExact), or null. */
+function repeatedOf(object: Record<string, unknown>, members: readonly string[]): string | null {
+  const repeated = repeatedMembers(object);
+  if (repeated === undefined) return null;
+  return members.find((m) => repeated.has(m)) ?? null;
+}
+
+function skippedForRepeats(element: Record<string, unknown>, members: readonly string[], at: ElementAt, warnings: UpdateWarning[]): boolean {
+  const repeated = repeatedOf(element, members);
+  if (repeated === null) return false;
+  warnings.push({ path: `${elementPath(at)}.${repeated}`, message: `${REPEATED_MESSAGE}; element skipped` });
+  return true;
+}
+
 function planPrice(element: unknown, at: ElementAt, currency: string | null, warnings: UpdateWarning[], memo: PlanMemo): PriceRange | null {
   if (!isRecord(element)) {
     warnings.push({ path: elementPath(at), message: 'expected an object; element skipped' });
     return null;
   }
+  if (skippedForRepeats(element, PRICE_MEMBERS, at, warnings)) return null;
   if (!checkedDates(element, at, warnings, memo)) return null;
   const tariff = keyText(element.TariffName, 'TariffName');
   if (!tariff.ok) {
@@ -502,6 +524,7 @@ function planAvailability(element: unknown, at: ElementAt, warnings: UpdateWarni
     warnings.push({ path: elementPath(at), message: 'expected an object; element skipped' });
     return null;
   }
+  if (skippedForRepeats(element, AVAILABILITY_MEMBERS, at, warnings)) return null;
   if (!checkedDates(element, at, warnings, memo)) return null;
   const meal = keyText(element.MealPeriodName, 'MealPeriodName');
   if (!meal.ok) {
@@ -656,6 +679,11 @@ function* planItems(
     const path = `ScheduledItems[${index}]`;
     if (!isRecord(raw)) {
       warnings.push({ path, message: 'expected an object; item skipped' });
+      continue;
+    }
+    const repeatedItem = repeatedOf(raw, ITEM_MEMBERS);
+    if (repeatedItem !== null) {
+      warnings.push({ path: `${path}.${repeatedItem}`, message: `${REPEATED_MESSAGE}; item skipped` });
       continue;
     }
     const id = identifierText(raw.ItemID, 'ItemID');

@@ -10,7 +10,8 @@ import { parseEnvelope, planUpdate } from '../../../src/domain/payload';
  * location's chain was blocked for good. Huge strings were copied whole into the warning text.
  */
 function bodyWith(field: string, rawValue: string): string {
-  const item = `{"PLU":"1","ItemID":"1","ItemName":"x","ItemType":"RECIPE","PriceUpdates":[],"ScheduleUpdates":[],"${field}":${rawValue}}`.replace(`"${field}":"1",`, '');
+  // The field once, with the value given (sent twice, the plan would skip the item for that instead).
+  const item = `{"PLU":"1","ItemID":"1","ItemName":"x","ItemType":"RECIPE","PriceUpdates":[],"ScheduleUpdates":[],"${field}":${rawValue}}`.replace(new RegExp(`"${field}":"[^"]*",`), '');
   return `{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":1,"CurrencyIsoCode":"GBP","ScheduledItems":[${item}]}`;
 }
 
