@@ -1,14 +1,15 @@
 /**
  * Commands the window shows ("From the command line: ...") as they work when pasted on this PC: with
  * the `--config` the agent was started with when a plain command would find another site. The agent
- * sends it with each status (`cliConfigArgument`, from src/config/invocation.ts).
+ * sends it with each status (`cliConfigArgument`, from src/config/invocation.ts); it is kept there,
+ * so the severity model's lines (src/domain/severity.ts) name commands the same way.
  */
-let configArg = '';
+import { cliCommand as invocationCommand, setInvocationConfigArgument } from '../../src/config/invocation';
 
 export function setCliConfigArgument(argument: string | undefined): void {
-  configArg = typeof argument === 'string' ? argument : '';
+  setInvocationConfigArgument(typeof argument === 'string' ? argument : '');
 }
 
 export function cliCommand(words: string): string {
-  return `pos-sync-agent ${words}${configArg}`;
+  return invocationCommand(words);
 }

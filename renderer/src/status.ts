@@ -177,6 +177,8 @@ const WHY: Record<StatusLocation['waiting'][number]['reason'], string> = {
 function locationCard(l: StatusLocation, s: Summary['locations'][number], refresh: () => void): HTMLElement {
   const headingId = `loc-${l.locationId}`;
   const gaps = gapsOf(l);
+  // A gap's missing update that arrived and was refused (the model's line says what to do).
+  const refused = new Map((l.refusedMissing ?? []).map((r) => [r.changeSequence, r.receivedAt]));
   const facts = h(
     'dl',
     { class: 'facts' },
@@ -188,7 +190,16 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
     h('dd', {}, l.currency ?? '—'),
     h('dt', {}, 'Updates not applied yet'),
     h('dd', {}, String(l.waiting.length)),
-    ...(gaps.length > 0 ? [h('dt', {}, 'Missing'), h('dd', { 'data-missing': gaps.map((g) => g.missing).join(' ') }, gaps.map((g) => `update ${g.missing} (since ${shortTime(g.since)})`).join(', '))] : []),
+    ...(gaps.length > 0
+      ? [
+          h('dt', {}, 'Missing'),
+          h(
+            'dd',
+            { 'data-missing': gaps.map((g) => g.missing).join(' ') },
+            gaps.map((g) => (refused.has(g.missing) ? `update ${g.missing} (refused ${shortTime(refused.get(g.missing)!)})` : `update ${g.missing} (since ${shortTime(g.since)})`)).join(', '),
+          ),
+        ]
+      : []),
   );
   const lines = h('ul', { class: 'lines' }, ...s.lines.map((line) => h('li', {}, line)));
   // Force-apply is offered where a person may need it: past a gap, a fork, a first update to accept, or
@@ -220,7 +231,7 @@ function locationCard(l: StatusLocation, s: Summary['locations'][number], refres
                     h('td', {}, String(w.changeSequence)),
                     h('td', {}, `update ${w.parentChangeSequence}`),
                     h('td', {}, h('time', { datetime: w.receivedAt, title: fullTime(w.receivedAt) }, shortTime(w.receivedAt))),
-                    h('td', {}, w.reason === 'waiting' && w.missing !== null ? `update ${w.missing} has not arrived` : WHY[w.reason]),
+                    h('td', {}, w.reason === 'waiting' && w.missing !== null ? `update ${w.missing} ${refused.has(w.missing) ? 'was refused' : 'has not arrived'}` : WHY[w.reason]),
                     h(
                       'td',
                       {},

@@ -107,6 +107,16 @@ function integerDigits(text: string): IntegerCheck {
 }
 
 /**
+ * LocationID or ChangeSequence as a parsed member's value (parseExact's) reads, exactly as
+ * validateEnvelope reads it (a JSON number or a string of digits); null when validateEnvelope would
+ * refuse it. For naming the update a refused body was (src/domain/envelope-ids.ts).
+ */
+export function envelopeInteger(sent: unknown): number | null {
+  const checked = integerLike(sent);
+  return checked.ok ? checked.value : null;
+}
+
+/**
  * LocationName or CurrencyIsoCode as the envelope holds it: present when the body has the key (`in`,
  * as zod tested it), the text when it is text, else undefined.
  */

@@ -4,7 +4,8 @@
  * what `assessSeverity` returns; none of them decides a light on its own.
  *
  * - red: the till is wrong or will be, or something needs a person now (the agent cannot be reached,
- *   applying is paused while updates are held, an apply failed, a real gap past its alert time, a fork,
+ *   applying is paused while updates are held, an apply failed, a real gap past its alert time or one
+ *   whose missing update arrived and was refused, a fork,
  *   a conflict, a first update waiting for acceptance, an expired right to work, storage failing or
  *   an operations alert that stops updates arriving).
  * - amber: attention soon (a young gap, paused with nothing held yet, warnings to read, a right to work
@@ -21,7 +22,9 @@
  * No Node imports: the renderer bundles this file.
  */
 
+import { cliCommand } from '../config/invocation';
 import { staleAdvice } from './stale-advice';
+import { formatUpdateName } from './update-name';
 import { groupDigits, resumeText, type ResumeNote } from './wording';
 
 export type { ResumeNote } from './wording';
@@ -54,7 +57,8 @@ export interface OperationsAlert {
  * Why a stored update is not applied yet:
  * - queued: it follows what is applied (directly or through other queued updates) and is applied in
  *   turn; an apply in progress or a stop mid-apply leaves updates queued, not waiting.
- * - waiting: a real gap: an update it needs (`missing`) has not arrived.
+ * - waiting: a real gap: an update it needs (`missing`) has not arrived, or arrived and was refused
+ *   (SeverityLocation.refusedMissing).
  * - fork: it continues a chain this location did not follow.
  * - needs-adoption: the first update of a location under the operator policy.
  * - settling: a new location's first deliveries, collected for sync.baselineSettleSeconds.
@@ -75,6 +79,17 @@ export interface SeverityWaiting {
   readonly retryAt?: string | null;
 }
 
+/**
+ * The update a gap waits for, delivered and refused (400) with no copy accepted: a resend of the same
+ * body is refused again (LocationStatus.refusedMissing, src/store/queries.ts).
+ */
+export interface SeverityRefusal {
+  readonly changeSequence: number;
+  readonly receivedAt: string;
+  readonly errorId: string | null;
+  readonly message: string | null;
+}
+
 /** An update that will never be applied, and why (a later baseline adopted, skipped by force-apply). */
 export interface SeverityNotApplied {
   readonly changeSequence: number;
@@ -88,6 +103,8 @@ export interface SeverityLocation {
   readonly lastChangeSequence: number | null;
   readonly lastAppliedAt: string | null;
   readonly waiting: readonly SeverityWaiting[];
+  /** The missing updates of its gaps that arrived and were refused (none: every gap's has not arrived). */
+  readonly refusedMissing?: readonly SeverityRefusal[];
   readonly conflicts: number;
   readonly warnings: number;
   /** Recent updates that will not be applied and why (newest first); `notAppliedCount` counts them all. */
@@ -220,6 +237,24 @@ export function gapsOf(l: SeverityLocation): { missing: number; since: string; b
 
 const APPLY_FAILED = /^apply failed: /;
 
+/** The most of a refusal's reason a line quotes (the delivery history has it whole). */
+const REFUSAL_CHARS = 160;
+
+/**
+ * The missing update of a gap arrived and was refused: head office has to correct it (a resend of the
+ * same body is refused again), or the next update is forced across the gap. `next` is the waiting
+ * update that follows the refused one (what force-apply takes). Never the body's content or sender.
+ */
+export function refusedGapText(locationId: number, refusal: SeverityRefusal, blocked: number, next: number, fmt: FormatTime): string {
+  const message = refusal.message === null ? null : refusal.message.length > REFUSAL_CHARS ? `${refusal.message.slice(0, REFUSAL_CHARS - 1)}…` : refusal.message;
+  const why = [refusal.errorId, message].filter((x) => x !== null).join(': ');
+  return (
+    `Update ${refusal.changeSequence} arrived at ${fmt(refusal.receivedAt)} and was refused${why ? ` (${why})` : ''}: a resend of the same body would be refused again; ` +
+    `${plural(blocked, 'later update waits', 'later updates wait')} for it. Ask head office to correct it and send it again, ` +
+    `or force-apply update ${next} across the gap (${cliCommand(`force-apply ${formatUpdateName(locationId, next)} --reason TEXT`)}).`
+  );
+}
+
 /**
  * A failed apply: the agent retries it by itself after a delay that doubles with each failure in a
  * row (src/sync/applier.ts, retryAfterFailureMs), so nothing needs to arrive or restart for that.
@@ -298,6 +333,16 @@ export function assessLocation(l: SeverityLocation, state: AgentState, fmt: Form
 
   const gapAlertMs = state.gapAlertMinutes * 60_000;
   for (const g of gapsOf(l)) {
+    const refusal = l.refusedMissing?.find((r) => r.changeSequence === g.missing);
+    if (refusal) {
+      // Nothing will come by itself: a person is needed now, whatever the gap's age.
+      // The update that follows the refused one (its child), else the first held behind the gap.
+      const held = l.waiting.filter((w) => w.reason === 'waiting' && (w.missing ?? w.parentChangeSequence) === g.missing);
+      const children = held.filter((w) => w.parentChangeSequence === g.missing);
+      const next = (children.length > 0 ? children : held).reduce((a, w) => Math.min(a, w.changeSequence), Infinity);
+      say('red', refusedGapText(l.locationId, refusal, g.blocked, next, fmt));
+      continue;
+    }
     const age = state.now.getTime() - Date.parse(g.since);
     const late = age > gapAlertMs;
     say(

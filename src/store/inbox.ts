@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readBody, readBodyFromSteps, readStoredBody, sameMeaning, sameMeaningSteps, type EnvelopeHeader, type ReadBody, type ReadBodyResult } from '../domain/body';
+import { envelopeIdsOf, envelopeIdsSteps, type EnvelopeIds } from '../domain/envelope-ids';
 import type { EnvelopeError } from '../domain/payload';
 import { classifyReceipt, type ReceiptDecision } from '../domain/sequence';
 import { crashPoint } from '../crash-points';
@@ -214,7 +215,10 @@ export class Inbox {
   receive(delivery: IncomingDelivery): ReceiptOutcome {
     const { raw } = delivery;
     // Read lazily: every item is checked to parse, but the body is never one string and one object.
-    const outcome = this.store(delivery, { bytes: raw.length, sha256: sha256(raw), whole: () => raw, file: null }, readBody(raw, { checkItems: true }));
+    const checked = readBody(raw, { checkItems: true });
+    // A refused body still names its update when its envelope's LocationID and ChangeSequence read.
+    const ids = checked.ok ? null : envelopeIdsOf(raw);
+    const outcome = this.store(delivery, { bytes: raw.length, sha256: sha256(raw), whole: () => raw, file: null }, checked, undefined, ids);
     this.settleFiles();
     return outcome;
   }
@@ -246,7 +250,8 @@ export class Inbox {
         const body: ReceivedBody = { bytes: source.length, sha256: delivery.file.sha256, whole: () => source.whole(), file: delivery.file };
         const checked = await runInSlices(readBodyFromSteps(source, { checkItems: true }), sliceMs);
         const meanings = checked.ok ? await this.compareWithStored(checked, body.sha256, sliceMs) : undefined;
-        outcome = this.store(delivery, body, checked, meanings);
+        const ids = checked.ok ? null : await runInSlices(envelopeIdsSteps(source), sliceMs);
+        outcome = this.store(delivery, body, checked, meanings, ids);
       } finally {
         source.close();
       }
@@ -293,7 +298,17 @@ export class Inbox {
     return meanings;
   }
 
-  private store(delivery: Omit<IncomingDelivery, 'raw'>, body: ReceivedBody, checked: ReadBodyResult, meanings?: ReadonlyMap<number, boolean>): ReceiptOutcome {
+  /**
+   * `ids`: for a refused body, the update its envelope names (envelope-ids.ts), recorded on its
+   * delivery row so a gap waiting for that update can say it arrived and was refused.
+   */
+  private store(
+    delivery: Omit<IncomingDelivery, 'raw'>,
+    body: ReceivedBody,
+    checked: ReadBodyResult,
+    meanings?: ReadonlyMap<number, boolean>,
+    ids: EnvelopeIds | null = null,
+  ): ReceiptOutcome {
     if (!checked.ok) {
       const errorId = checked.error.id;
       const stored = this.quarantineBody(
@@ -308,6 +323,7 @@ export class Inbox {
           ...(delivery.receivedAt ? { receivedAt: delivery.receivedAt } : {}),
         },
         body,
+        ids,
       );
       return { kind: 'rejected', ...stored, error: checked.error, errorId };
     }
@@ -420,7 +436,7 @@ export class Inbox {
    * (bounded-text.ts); past the day's REFUSALS_RECORDED_PER_DAY only the day's tally counts it, and its
    * rows' ids are returned.
    */
-  private quarantineBody(input: Omit<QuarantineInput, 'raw'>, body: ReceivedBody): { quarantineId: number; deliveryId: number } {
+  private quarantineBody(input: Omit<QuarantineInput, 'raw'>, body: ReceivedBody, ids: EnvelopeIds | null = null): { quarantineId: number; deliveryId: number } {
     const receivedAt = (input.receivedAt ?? new Date()).toISOString();
     return this.recording(() => {
       if (!this.refusals.admit({ receivedAt, source: input.source, errorId: input.errorId, bytes: body.bytes, httpStatus: input.httpStatus })) {
@@ -464,8 +480,8 @@ export class Inbox {
           quarantineId,
           outcome: 'rejected',
           status: input.httpStatus,
-          locationId: null,
-          changeSequence: null,
+          locationId: ids?.locationId ?? null,
+          changeSequence: ids?.changeSequence ?? null,
           reason: field ? `${field}: ${reason}` : reason,
         }).lastInsertRowid,
       );

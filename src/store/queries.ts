@@ -1,9 +1,9 @@
 import { baselineSettleRemaining, classifyPending, siteRoleOf, type BaselinePolicy } from '../domain/sequence';
 import { BodyStore } from './bodies';
 import type { Db } from './database';
-import type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, SitePolicy, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
+import type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, RefusedUpdate, SitePolicy, TillAnswer, WaitingUpdate, WarningRow } from './read-models';
 
-export type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, SitePolicy, TillAnswer, WaitingUpdate, WarningRow };
+export type { AvailabilityAnswer, DeliveryRow, LocationStatus, NotAppliedUpdate, PriceAnswer, RefusedUpdate, SitePolicy, TillAnswer, WaitingUpdate, WarningRow };
 
 /** Every location is this site's (a site without `locations`). */
 export const OPEN_SITE: SitePolicy = { configured: [], acceptOthers: true };
@@ -57,6 +57,32 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
     "SELECT id, change_sequence, received_at, state, note FROM inbox WHERE location_id = ? AND state IN ('stale', 'superseded') ORDER BY id DESC LIMIT 10",
   );
   const notAppliedCount = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM inbox WHERE location_id = ? AND state IN ('stale', 'superseded')");
+  // For a gap's missing update: its latest delivery, when that was a refusal (a refused body's row
+  // names the update its envelope named, src/store/inbox.ts) and no copy of it is in the inbox.
+  const refusedStmt = db.prepare<
+    [number, number, number, number],
+    { id: number; received_at: string; outcome: string; reason: string | null; quarantine_id: number | null; error_id: string | null; q_reason: string | null }
+  >(
+    `SELECT d.id, d.received_at, d.outcome, d.reason, d.quarantine_id, q.error_id, q.reason AS q_reason
+     FROM deliveries d LEFT JOIN quarantine q ON q.id = d.quarantine_id
+     WHERE d.location_id = ? AND d.change_sequence = ?
+       AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.location_id = ? AND i.change_sequence = ?)
+     ORDER BY d.id DESC LIMIT 1`,
+  );
+  const refusedMissing = (locationId: number, missing: readonly number[]): RefusedUpdate[] =>
+    [...new Set(missing)].sort((a, b) => a - b).flatMap((sequence): RefusedUpdate[] => {
+      const d = refusedStmt.get(locationId, sequence, locationId, sequence);
+      if (!d || d.outcome !== 'rejected') return [];
+      return [{
+        changeSequence: sequence,
+        receivedAt: d.received_at,
+        errorId: d.error_id,
+        // The quarantine's reason is the refusal's own words; the delivery's adds the field (a path of the body's keys).
+        message: d.q_reason ?? d.reason,
+        deliveryId: d.id,
+        quarantineId: d.quarantine_id,
+      }];
+    });
   return locations.map((l): LocationStatus => {
     const pending = pendingStmt.all(l.location_id);
     const stale = l.last_applied_at === null ? [] : staleStmt.all(l.location_id, l.last_applied_at).map((r) => r.change_sequence);
@@ -71,6 +97,7 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
       policy,
       { settling, notForSite: siteRole === 'other' },
     );
+    const missing = verdicts.flatMap((v, i) => (v.reason === 'waiting' ? [v.missing ?? pending[i]!.parent_change_sequence] : []));
     return {
       locationId: l.location_id,
       locationName: l.location_name,
@@ -88,6 +115,7 @@ export function locationStatuses(till: Db, agent: Db, policy: BaselinePolicy, ba
         missing: verdicts[i]!.missing,
         note: p.note,
       })),
+      refusedMissing: missing.length === 0 ? [] : refusedMissing(l.location_id, missing),
       conflicts: conflictsStmt.get(l.location_id)?.n ?? 0,
       warnings: warningsCount.get(l.location_id)?.n ?? 0,
       recentWarnings: warningsStmt.all(l.location_id).map((w) => ({

@@ -19,7 +19,10 @@ export interface WaitingUpdate {
   readonly reason: 'queued' | 'waiting' | 'fork' | 'needs-adoption' | 'settling' | 'not-for-site';
   /** The ChangeSequence that must be applied right before this one (its parent), for queued and waiting. */
   readonly waitingFor: number | null;
-  /** waiting: the first update of its chain that has not arrived (what resolves the gap). */
+  /**
+   * waiting: the first update of its chain that is not in the inbox (what resolves the gap): not
+   * arrived, or arrived and refused (LocationStatus.refusedMissing then names it).
+   */
   readonly missing: number | null;
   readonly note: string | null;
   /** After a failed apply, when the running agent tries it again by itself (ISO; only in its status reply). */
@@ -33,6 +36,23 @@ export interface NotAppliedUpdate {
   readonly receivedAt: string;
   readonly state: 'stale' | 'superseded';
   readonly why: string;
+}
+
+/**
+ * The update a gap waits for (WaitingUpdate.missing) that did arrive but was refused (400): the latest
+ * delivery of that location and ChangeSequence is a refusal and no copy of it was accepted. A resend
+ * of the same body is refused again, so waiting for it resolves nothing.
+ */
+export interface RefusedUpdate {
+  readonly changeSequence: number;
+  /** When the latest refused copy arrived (ISO). */
+  readonly receivedAt: string;
+  /** The refusal's id (too_deep, invalid_encoding, ...); null when its quarantine row was pruned. */
+  readonly errorId: string | null;
+  /** Why, as the sender was answered, without the body's content (null: not known any more). */
+  readonly message: string | null;
+  readonly deliveryId: number;
+  readonly quarantineId: number | null;
 }
 
 export interface WarningRow {
@@ -52,6 +72,8 @@ export interface LocationStatus {
   readonly lastAppliedAt: string | null;
   readonly firstSeenAt: string;
   readonly waiting: readonly WaitingUpdate[];
+  /** The missing updates of this location's gaps that arrived and were refused, by ChangeSequence. */
+  readonly refusedMissing?: readonly RefusedUpdate[];
   readonly conflicts: number;
   readonly warnings: number;
   readonly recentWarnings: readonly WarningRow[];

@@ -144,7 +144,7 @@ function assertRefused(r: ReturnType<typeof runCli>, args: readonly string[], da
   }
   // The folder, which files lack what, what to do, and that nothing changed.
   assert.ok(r.stderr.startsWith(`${dataDir} was last used by an older version of the agent (`), `${line}: ${r.stderr}`);
-  assert.match(r.stderr, /pos-sync\.db needs migration 5-till-ranges-by-end-date; agent\.db needs migration 4-body-files;/, line);
+  assert.match(r.stderr, /pos-sync\.db needs migration 5-till-ranges-by-end-date; agent\.db needs migrations 4-body-files, 5-deliveries-by-update;/, line);
   assert.match(r.stderr, /Start the agent \(pos-sync-agent serve --config \S+, or the service\) to upgrade it first, or use the older version's commands; nothing was changed\.( An agent \(pid \d+\) runs on it [^\n]*)? \[site_not_upgraded\]\n$/, line);
 }
 
@@ -201,7 +201,7 @@ describe('a data folder an older version left', () => {
     assert.ok(!Object.keys(before).some((f) => /-(wal|shm|journal)$/.test(f)), 'a stopped folder has no -wal, -shm or -journal');
     const expected = [
       ['pos-sync.db', ['5-till-ranges-by-end-date']],
-      ['agent.db', ['4-body-files']],
+      ['agent.db', ['4-body-files', '5-deliveries-by-update']],
     ];
     assert.deepEqual(olderStoreFiles(dataDir).map((f) => [f.name, f.missing]), expected);
     assert.deepEqual(snapshot(dataDir), before);

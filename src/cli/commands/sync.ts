@@ -232,7 +232,14 @@ export function describeLocation(s: LocationStatus, verdict: LocationSeverity | 
   // Queued updates are one line in the verdict; the others, named as force-apply takes them.
   for (const w of s.waiting.filter((x) => x.reason !== 'queued').slice(0, 20)) {
     const name = formatUpdateName(s.locationId, w.changeSequence);
-    if (w.reason === 'waiting') lines.push(`  gap: update ${name} (received ${timeWithZone(w.receivedAt)}) needs update ${w.missing ?? w.parentChangeSequence}, which has not arrived`);
+    if (w.reason === 'waiting') {
+      const missing = w.missing ?? w.parentChangeSequence;
+      const refused = s.refusedMissing?.find((r) => r.changeSequence === missing);
+      lines.push(
+        `  gap: update ${name} (received ${timeWithZone(w.receivedAt)}) needs update ${missing}, ` +
+          (refused ? `which arrived at ${timeWithZone(refused.receivedAt)} and was refused${refused.errorId ? ` (${refused.errorId})` : ''}` : 'which has not arrived'),
+      );
+    }
     else if (w.reason === 'fork') lines.push(`  cannot apply: update ${name} follows ${w.parentChangeSequence}, not the chain applied here; contact support`);
     else if (w.reason === 'settling') lines.push(`  new location: update ${name} received ${timeWithZone(w.receivedAt)}; the lowest update received becomes the baseline when the settle window ends`);
     else if (w.reason === 'not-for-site') lines.push(`  not for this site: update ${name} received ${timeWithZone(w.receivedAt)} (stored, not applied)`);

@@ -2,6 +2,7 @@ import * as agent001 from './agent/001-core';
 import * as agent002 from './agent/002-body-layout';
 import * as agent003 from './agent/003-retention-indexes';
 import * as agent004 from './agent/004-body-files';
+import * as agent005 from './agent/005-deliveries-by-update';
 import * as staff001 from './staff/001-cache';
 import * as till001 from '../../till/migrations/001-contract';
 import * as till002 from '../../till/migrations/002-changes-and-location-today';
@@ -24,7 +25,7 @@ export interface Migration {
 export const TILL_MIGRATIONS: readonly Migration[] = [{ version: 1, ...till001 }, { version: 2, ...till002 }, { version: 3, ...till003 }, { version: 4, ...till004 }, { version: 5, ...till005 }];
 
 /** agent.db: inbox, deliveries, quarantine, warnings, audit, operations state. */
-export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }, { version: 3, ...agent003 }, { version: 4, ...agent004 }];
+export const AGENT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...agent001 }, { version: 2, ...agent002 }, { version: 3, ...agent003 }, { version: 4, ...agent004 }, { version: 5, ...agent005 }];
 
 /** staff.db: the staff cache (personal data). */
 export const STAFF_MIGRATIONS: readonly Migration[] = [{ version: 1, ...staff001 }];

@@ -144,6 +144,41 @@ describe('severity model', () => {
     assert.match(late.locations[0]!.lines.join(' '), /ask head office to resend update 1042/);
   });
 
+  it('says at once, in red, that the missing update of a gap arrived and was refused, and what to do; a gap whose update never arrived keeps its wording', () => {
+    const waiting = [wait('waiting', '2027-01-04T09:50:00Z', 1043), wait('waiting', '2027-01-04T09:52:00Z', 1044)];
+    const refusal = { changeSequence: 1042, receivedAt: '2027-01-04T09:49:00Z', errorId: 'too_deep', message: "arrays and objects nested more than 64 levels deep (the body's own object is the first), at byte 812" };
+    const refused = loc({ waiting, refusedMissing: [refusal] });
+    // A young gap (a few minutes old): red already, for nothing will come by itself.
+    const s = assessSeverity(state({ locations: [refused] }), fmt);
+    assert.equal(s.light, 'red');
+    assert.equal(s.locations[0]!.label, 'Attention');
+    const lines = s.locations[0]!.lines;
+    assert.equal(
+      lines[0],
+      "Update 1042 arrived at 09:49 and was refused (too_deep: arrays and objects nested more than 64 levels deep (the body's own object is the first), at byte 812): " +
+        'a resend of the same body would be refused again; 2 later updates wait for it. Ask head office to correct it and send it again, ' +
+        'or force-apply update 1043 across the gap (pos-sync-agent force-apply 3021:1043 --reason TEXT).',
+    );
+    assert.equal(lines.filter((x) => /has not arrived|resends it by itself|resend update 1042/.test(x)).length, 0, lines.join('\n'));
+    assert.match(s.headline, /^Riverside \(3021\): Update 1042 arrived at 09:49 and was refused/);
+    // Past the alert time it says the same (never "ask head office to resend").
+    const late = assessSeverity(state({ locations: [refused], now: new Date('2027-01-04T12:00:00Z') }), fmt);
+    assert.deepEqual(late.locations[0]!.lines, lines);
+    // A long reason is cut; an unknown one (its quarantine row pruned) is left out.
+    const long = assessSeverity(state({ locations: [loc({ waiting, refusedMissing: [{ ...refusal, message: 'x'.repeat(5000) }] })] }), fmt).locations[0]!.lines[0]!;
+    assert.ok(long.length < 600 && long.includes('x…)'), long);
+    const unknown = assessSeverity(state({ locations: [loc({ waiting, refusedMissing: [{ ...refusal, errorId: null, message: null }] })] }), fmt).locations[0]!.lines[0]!;
+    assert.match(unknown, /^Update 1042 arrived at 09:49 and was refused: a resend/);
+
+    // Another gap's update, or none refused: the old wording, amber while young.
+    for (const other of [[], [{ ...refusal, changeSequence: 1040 }]]) {
+      const young = assessSeverity(state({ locations: [loc({ waiting, refusedMissing: other })] }), fmt);
+      assert.equal(young.light, 'amber');
+      assert.match(young.locations[0]!.lines[0]!, /^Update 1042 has not arrived from head office \(missing since 09:50\); 2 later updates wait for it\. Head office usually resends it by itself; nothing to do yet\.$/);
+      assert.doesNotMatch(young.locations[0]!.lines.join(' '), /refused/);
+    }
+  });
+
   it('says a failed apply is retried by the agent itself, and when if that is known, not on a delivery or restart', () => {
     const failed = (extra: Partial<SeverityWaiting>): readonly string[] => assessSeverity(state({ locations: [loc({ waiting: [wait('queued', '2027-01-04T09:59:00Z', 1042, { note: 'apply failed: disk I/O error', ...extra })] })] }), fmt).locations[0]!.lines;
     const [line] = failed({});
