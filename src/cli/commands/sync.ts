@@ -1,4 +1,5 @@
 import { maskConfig } from '../../config/load';
+import { describeSite } from '../../config/site';
 import { cliCommand } from '../../config/invocation';
 import { AgentCore, operatorName, readImportFile } from '../../core';
 import { neverReceivedOf, pausedByAt, severityOf, staffSeverityOf, type StaffSeverity, type StatusReply } from '../../admin/summary';
@@ -60,7 +61,7 @@ export const serve: Command = {
     const config = token.kind === 'generated' ? loadConfigWithSecrets(options).config : first;
     const log = ctx.logger(config);
     if (token.kind === 'generated') log.info(`made this install's webhook token (${cliCommand('secrets show webhook.bearerToken')} prints it for head office)`);
-    log.info(`pos-sync-agent starting; data in ${config.dataDir}`);
+    log.info(`pos-sync-agent starting; data in ${config.dataDir} (configuration: ${describeSite(ctx.site())})`);
     log.info(`configuration: ${JSON.stringify(maskConfig(config))}`);
     // A crash exits (code 70) for the service manager to restart a clean process (ops/crash.ts).
     installCrashHandlers({ log, exit: (code) => process.exit(code), beforeExit: () => removeOwnPidFile(config.dataDir) });

@@ -53,7 +53,7 @@ describe('serve finds its site as every command does', () => {
     for (let start = 1; start <= 2; start++) {
       const agent = await startServe([], { env, cwd: dir });
       try {
-        assert.match(agent.output(), new RegExp(`data in ${dataDir.replace(/[/.]/g, '\\$&')}\\b`), `start ${start}`);
+        assert.match(agent.output(), new RegExp(`data in ${dataDir.replace(/[/.]/g, '\\$&')} \\(configuration: ${userConfig.replace(/[/.]/g, '\\$&')} \\(`), `start ${start}: names the data folder and the configuration it found`);
         assert.equal(new URL(agent.url).port, String((config.webhook as { port: number }).port));
         const shown = cli(env, dir, ['secrets', 'show', 'webhook.bearerToken', '--json']);
         assert.equal(shown.status, 0, shown.out);
