@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { cliCommand } from '../config/invocation';
 import { sameSecret } from '../http/secrets';
 
 /**
@@ -144,13 +145,13 @@ export function checkCredentials(credentials: Credentials, keys: { readonly toke
   const { token } = keys;
   const m = /^(Session|Bearer)\s+(\S+)\s*$/i.exec(credentials.authorization ?? '');
   if (!m) {
-    return { ok: false, status: 401, id: 'admin_token_required', message: 'open the status window through a login link (pos-sync-agent admin-url, or the tray in the desktop app)' };
+    return { ok: false, status: 401, id: 'admin_token_required', message: `open the status window through a login link (${cliCommand('admin-url')}, or the tray in the desktop app)` };
   }
   const [, scheme, value] = m as unknown as [string, string, string];
   if (scheme.toLowerCase() === SESSION_SCHEME.toLowerCase()) {
     const left = sessionSecondsLeft(value, keys.signing, now);
     if (left !== null) return { ok: true, renew: credentials.used === '1' && left < sessionHours * 3600 - renewAfterSeconds(sessionHours) };
-    return { ok: false, status: 401, id: 'admin_session_expired', message: 'the session has ended: open a new login link (pos-sync-agent admin-url)' };
+    return { ok: false, status: 401, id: 'admin_session_expired', message: `the session has ended: open a new login link (${cliCommand('admin-url')})` };
   }
   if (sameSecret(value, token)) return OK;
   return { ok: false, status: 401, id: 'admin_token_invalid', message: 'the access token is not valid for this agent' };

@@ -98,6 +98,9 @@ describe('login links', () => {
       assert.notEqual(now, origin);
       assert.equal(new URL(now).port, new URL(origin).port);
       assert.deepEqual(await apiStatus(now, `Session ${session}`), { status: 401, id: 'admin_session_expired' });
+      // The command it names runs as printed for this site: with its --config.
+      const expired = (await (await fetch(`${now}/api/status`, { headers: { authorization: `Session ${session}` } })).json()) as { error: { message: string } };
+      assert.ok(expired.error.message.includes(`pos-sync-agent admin-url --config ${config}`), expired.error.message);
       assert.deepEqual(await trade(movedTo(unused, now)), { status: 401, id: 'login_code_invalid' });
       // A link from this start works.
       assert.deepEqual(await apiStatus(now, `Session ${await login(adminUrl(config))}`), { status: 200, id: null });
