@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli, writeConfig, type CliResult } from '../helpers/child-agent';
+import { runCli, withChildAgent, writeConfig, type CliResult } from '../helpers/child-agent';
 import { samplePath, tempDir } from '../helpers/fixtures';
 
 const cli = (config: string, ...args: string[]): CliResult => runCli(config, args);
@@ -81,5 +81,18 @@ describe('the CLI', () => {
     assert.equal(cli(config, 'lookup', '--plu', '1', '--date', '25/12/2026').status, 2);
     assert.equal(cli(config, 'no-such-command').status, 2);
     assert.equal(cli(config, 'status', '--bogus').status, 2);
+  });
+
+  it('deliveries: says the history is empty rather than printing nothing; a bad --limit is a usage error first', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { dataDir: path.join(dir, 'data'), webhook: { port: 0 }, admin: { enabled: false } });
+    // Before any data: the argument is checked before the data folder.
+    const bad = cli(config, 'deliveries', '--limit', 'ten');
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /--limit takes a whole number/);
+    await withChildAgent(config, async () => undefined);
+    const empty = cli(config, 'deliveries');
+    assert.equal(empty.status, 0, empty.stderr);
+    assert.match(empty.stdout, /\nNo deliveries in the history \(it keeps them for retention\.deliveryDays\)\.\n$/);
   });
 });

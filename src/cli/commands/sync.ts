@@ -436,11 +436,15 @@ export const deliveries: Command = {
   summary: 'recent deliveries: time, location, sequence, size and result',
   usage: '[--limit N]',
   options: { limit: { type: 'string' } },
+  check(ctx) {
+    optionalInteger(ctx, 'limit');
+  },
   run(ctx) {
     const limit = optionalInteger(ctx, 'limit') ?? 50;
     return withCore(ctx, (core) => {
       const rows = core.deliveries(limit);
       if (ctx.json) ctx.printJson({ deliveries: rows });
+      else if (rows.length === 0) ctx.out(`No deliveries in the history (it keeps them for retention.deliveryDays).`);
       else
         for (const d of rows) {
           ctx.out(
