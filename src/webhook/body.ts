@@ -41,12 +41,17 @@ export function declaredLength(req: IncomingMessage): number | null {
   return Number(raw);
 }
 
-export function tooLarge(limit: number, declared: number | null): AppError {
-  return new AppError(
-    'payload_too_large',
-    413,
-    `the request body${declared === null ? '' : ` (${declared} bytes)`} is larger than this endpoint accepts (webhook.maxBodyBytes, ${limit} bytes)`,
-  );
+/**
+ * The 413 for a body past `limit`. `decodedFrom`: the Content-Encoding it was being decoded from, when
+ * the limit was passed by the decoded bytes (a small compressed body can decode to far more); the
+ * length it declared is then its size as sent, and said to be.
+ */
+export function tooLarge(limit: number, declared: number | null, decodedFrom: string | null = null): AppError {
+  const what =
+    decodedFrom === null
+      ? `the request body${declared === null ? '' : ` (${declared} bytes)`}`
+      : `the request body, decoded from ${cutText(decodedFrom, MAX_CONTENT_TYPE_CHARS)}${declared === null ? '' : ` (${declared} bytes as sent)`},`;
+  return new AppError('payload_too_large', 413, `${what} is larger than this endpoint accepts (webhook.maxBodyBytes, ${limit} bytes)`);
 }
 
 /** Ends the connection once the answer is written: what is still coming of the body is not wanted. */
@@ -145,7 +150,7 @@ export function readLimitedBody(req: IncomingMessage, res: ServerResponse, limit
         chunks.length = 0;
         req.pause();
         closeAfterAnswer(res);
-        finish(tooLarge(limit, declared));
+        finish(tooLarge(limit, declared, decoding ? encoding : null));
         return;
       }
       // Without a declared length (or when decoding), what is held grows chunk by chunk; the encoded
@@ -356,7 +361,7 @@ function spillToFile(
       if (done) return;
       received += chunk.length;
       if (received > limit) {
-        fail(tooLarge(limit, declared), true);
+        fail(tooLarge(limit, declared, decoding ? encoding : null), true);
         return;
       }
       if (sink === null && received < fileFrom) {

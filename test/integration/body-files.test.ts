@@ -218,6 +218,10 @@ describe('large bodies in files of their own', async () => {
         const res = chunked ? await postChunked(t.webhookUrl, sent, { 'content-encoding': encoding }, 1024) : await t.post(sent, { 'content-encoding': encoding });
         assert.equal(res.status, 413, `${encoding}${chunked ? ' chunked' : ''}: ${JSON.stringify(res.json)}`);
         assert.equal((res.json as { error: { id: string } }).error.id, 'payload_too_large');
+        // Named as decoded, with its size as sent when it declared one: not "611 bytes is too large".
+        const message = (res.json as { error: { message: string } }).error.message;
+        const asSent = chunked ? '' : ` \\(${sent.length} bytes as sent\\)`;
+        assert.match(message, new RegExp(`^the request body, decoded from ${encoding}${asSent}, is larger than this endpoint accepts \\(webhook\\.maxBodyBytes, ${MAX_BODY} bytes\\)$`), message);
       }
     }
     // Past the limit sent as it is, chunked: refused as it passes it.
