@@ -77,7 +77,7 @@ export function parseSellPrice(value: unknown, currency: string): MoneyResult {
   else return { ok: false, reason: 'SellPrice is not a number' };
   const d = readDecimal(text);
   if (d === null) return { ok: false, reason: `SellPrice ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text)} is not a decimal amount` };
-  if (Math.abs(magnitude(d)) > MAX_MAGNITUDE) return { ok: false, reason: `SellPrice is out of range (written out, it has more than ${MAX_MAGNITUDE} digits)` };
+  if (Math.abs(magnitude(d)) > MAX_MAGNITUDE) return { ok: false, reason: `SellPrice is out of range (its first digit is more than ${MAX_MAGNITUDE} places from the decimal point)` };
   if (d.negative && d.digits !== '') return { ok: false, reason: `SellPrice ${quoted(d)} is negative` };
   if (d.digits !== '' && -d.exponent > digits) {
     return { ok: false, reason: `SellPrice ${quoted(d)} has more decimals than ${currency.toUpperCase()} allows (${digits})` };
