@@ -160,17 +160,39 @@ export interface WindowsAgent extends WindowsProcess {
   output(): string;
 }
 
-/** `pos-sync-agent serve --config FILE` as a Windows process; resolves once it listens and has written agent.pid. */
+/** A Windows process that ended before it wrote a byte: Wine did not start it (the agent writes its first line at once). */
+class NeverStarted extends Error {}
+
+/**
+ * `pos-sync-agent serve --config FILE` as a Windows process; resolves once it listens and has written
+ * agent.pid. A process Wine ends before it writes anything is started once more, and said so on
+ * stderr; one that wrote anything and ended fails the test with what it wrote.
+ */
 export async function startAgent(configFile: string, dataDir: string, options: WindowsOptions): Promise<WindowsAgent> {
+  try {
+    return await startAgentOnce(configFile, dataDir, options);
+  } catch (err) {
+    if (!(err instanceof NeverStarted)) throw err;
+    process.stderr.write(`wine.ts: ${err.message}; starting it once more\n`);
+    return startAgentOnce(configFile, dataDir, options);
+  }
+}
+
+async function startAgentOnce(configFile: string, dataDir: string, options: WindowsOptions): Promise<WindowsAgent> {
   const p = startWindows([AGENT_BIN, 'serve', '--config', winPath(configFile)], options);
   let done = false;
-  void p.exited.then(() => (done = true));
+  let code: number | null = null;
+  void p.exited.then((c) => {
+    code = c;
+    done = true;
+  });
   const output = (): string => `${p.stdout()}${p.stderr()}`;
   const url = await waitFor(
     'the Windows agent to listen',
     () => {
       const m = /Receiving menu cycle updates at (\S+)/.exec(p.stdout());
       if (m) return m[1]!;
+      if (done && output() === '') throw new NeverStarted(`the Windows agent ended (exit code ${String(code)}) before writing anything`);
       if (done) throw new Error(`the Windows agent exited before listening:\n${output()}`);
       return null;
     },
