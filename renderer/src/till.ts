@@ -23,8 +23,8 @@ export class TillView {
   private locationNames = new Map<number, string>();
   /** Per location with updates sent but not on the till yet: what to say beside its answers. */
   private notYetOnTill = new Map<number, string>();
-  /** The answer on show (its question and reply as JSON), or null while none is (asking, an error). */
-  private shown: { readonly question: Question; readonly json: string } | null = null;
+  /** The answer on show (its question, its reply, and that as JSON to compare), or null while none is (asking, an error). */
+  private shown: { readonly question: Question; readonly json: string; readonly answer: LookupReply } | null = null;
 
   constructor() {
     // No maxlength: it would cut a pasted PLU without a word, and it counts UTF-16 units where the
@@ -77,8 +77,7 @@ export class TillView {
   private showNotYetOnTill(): void {
     const block = this.results.querySelector('#till-not-yet');
     if (!block || this.shown === null) return;
-    const { question, json } = this.shown;
-    const answer = JSON.parse(json) as LookupReply;
+    const { question, answer } = this.shown;
     const asked = question.location === '' ? null : Number(question.location);
     const ids = asked !== null ? [asked] : answer.items.length > 0 ? [...new Set(answer.items.map((i) => i.locationId))] : [...this.notYetOnTill.keys()];
     const notes = ids.flatMap((id) => {
@@ -108,7 +107,7 @@ export class TillView {
     replace(this.results, h('p', { class: 'muted' }, 'Looking up…'));
     try {
       const answer = await this.ask(question);
-      this.shown = { question, json: JSON.stringify(answer) };
+      this.shown = { question, json: JSON.stringify(answer), answer };
       this.show(question, answer, null);
     } catch (err) {
       const text = errorText(err);
@@ -151,7 +150,7 @@ export class TillView {
       this.showNotYetOnTill();
       return;
     }
-    this.shown = { question: shown.question, json };
+    this.shown = { question: shown.question, json, answer };
     this.show(shown.question, answer, new Date().toISOString());
   }
 

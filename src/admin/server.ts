@@ -8,7 +8,7 @@ import { errorMiddleware, notFound, sendJson } from '../http/errors';
 import { requestListener } from '../http/listener';
 import { staticFiles } from '../http/static-files';
 import { tokenReader, type AdminDeps } from './deps';
-import { accessRoutes } from './routes/access';
+import { accessRoutes, hostGate } from './routes/access';
 import { changesRoutes } from './routes/changes';
 import { jsonBody, windowActor, windowActorForLog } from './routes/common';
 import { auditRoutes } from './routes/audit';
@@ -23,7 +23,7 @@ import { statusRoutes } from './routes/status';
 import { tillRoutes } from './routes/till';
 import { updatesRoutes } from './routes/updates';
 import { webhookTokenRoutes } from './routes/webhook-token';
-import { checkHostHeader, freshLoopbackAddress, isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode, newStartKey, SECURITY_HEADERS, signingKey, windowHostNames } from './security';
+import { freshLoopbackAddress, isLoopbackBindAddress, LOGIN_PARAM, mintLoginCode, newStartKey, signingKey } from './security';
 import { sendText } from '../http/reply';
 import { UsedLoginCodes } from './used-codes';
 
@@ -108,16 +108,12 @@ const FRESH_ADDRESS_TRIES = 5;
 export function createFrontDoorApp(deps: Pick<AdminDeps, 'metrics' | 'log'>, address: () => WindowAddress): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const app = Router();
   if (deps.metrics) app.use(metricsRoutes(deps.metrics, address));
-  app.use((req, res) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    res.setHeader('Cache-Control', 'no-store');
+  app.use((_req, res, next) => {
     res.setHeader('Clear-Site-Data', '"cache", "storage"');
-    const bound = address();
-    const host = checkHostHeader(req.headers.host, bound.port, windowHostNames(bound.host));
-    if (!host.ok) {
-      sendText(res, host.status, 'text/plain', `${host.message}\n`);
-      return;
-    }
+    next();
+  });
+  app.use(hostGate(address));
+  app.use((req, res) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url?.startsWith('/?'))) {
       res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
       sendText(res, 200, 'text/html; charset=utf-8', FRONT_DOOR_PAGE);

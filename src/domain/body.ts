@@ -129,7 +129,7 @@ const ENVELOPE_MEMBERS = ['LocationID', 'ChangeSequence', 'ParentChangeSequence'
 
 /**
  * The refusal of a body that sends a member of its envelope more than once with different values
- * (`"ChangeSequence":12,"ChangeSequence":60`), or null. JSON.parse keeps the last, other parsers the
+ * (ChangeSequence sent twice, with two numbers), or null. JSON.parse keeps the last, other parsers the
  * first (RFC 8259 leaves it open): which location and place in its chain head office meant is not known.
  */
 function envelopeRepeated(repeated: ReadonlySet<string>): ReadBodyResult | null {

@@ -1,5 +1,5 @@
 import { MAX_MEMBER_BYTES } from './body';
-import { bomLength, parseExact } from './json-scan';
+import { BACKSLASH, bomLength, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isWhitespace, OPEN_BRACE, OPEN_BRACKET, parseExact, QUOTE } from './json-scan';
 import { SCAN_BLOCK_BYTES, type ByteSource } from './json-scan-stream';
 import { envelopeInteger } from './payload';
 import { runSteps, type Steps } from './steps';
@@ -28,19 +28,6 @@ type Key = (typeof KEYS)[number];
 
 /** Longer than either key, even written with \u escapes throughout. */
 const MAX_KEY_BYTES = 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-function isWhitespace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
 
 /** Bytes kept across pieces, up to a limit (past it, only that it overflowed). */
 class Capture {

@@ -88,7 +88,7 @@ export class JsonScanError extends SyntaxError {
 }
 
 export const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+export const BACKSLASH = 0x5c;
 export const COMMA = 0x2c;
 export const COLON = 0x3a;
 export const OPEN_BRACE = 0x7b;
@@ -96,7 +96,7 @@ export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 
-function isWhitespace(b: number): boolean {
+export function isWhitespace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
@@ -174,7 +174,7 @@ function containerEnd(b: Uint8Array, pos: number, levels: number, values: number
  * A member's name as part of a path: `.Name`, or `["odd name"]` for one that is not a plain word
  * (JSON-escaped, so a path is always plain, well-formed text).
  */
-export function namePart(name: string): string {
+function namePart(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }
 
@@ -765,7 +765,7 @@ const REPEATED = Symbol('repeated members');
 
 /**
  * The member names an object parsed by parseExact had more than once with values that differ (in
- * their text: `1.5` and `1.50` differ), or undefined when none. RFC 8259 leaves such an object's
+ * their text: two ways of writing one number differ), or undefined when none. RFC 8259 leaves such an object's
  * meaning open (parsers differ on which value they keep), so the plan does not guess.
  */
 export function repeatedMembers(value: object): ReadonlySet<string> | undefined {

@@ -322,7 +322,7 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /** What a refusal or a warning says of text with a lone surrogate (after the field's name, if any). */
-export const LONE_SURROGATE_MESSAGE = 'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not in a pair), which cannot be stored as UTF-8';
+const LONE_SURROGATE_MESSAGE = 'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not in a pair), which cannot be stored as UTF-8';
 
 /**
  * Text the till would not read whole: a lone surrogate (above), or a NUL character (JSON's \u0000),

@@ -80,7 +80,7 @@ export interface SeverityWaiting {
 }
 
 /**
- * The update a gap waits for, delivered and refused (400) with no copy accepted: a resend of the same
+ * The update a gap waits for, delivered and refused at receipt, with no copy accepted: a resend of the same
  * body is refused again (LocationStatus.refusedMissing, src/store/queries.ts).
  */
 export interface SeverityRefusal {

@@ -39,7 +39,7 @@ export interface NotAppliedUpdate {
 }
 
 /**
- * The update a gap waits for (WaitingUpdate.missing) that did arrive but was refused (400): the latest
+ * The update a gap waits for (WaitingUpdate.missing) that did arrive but was refused at receipt: the latest
  * delivery of that location and ChangeSequence is a refusal and no copy of it was accepted. A resend
  * of the same body is refused again, so waiting for it resolves nothing.
  */

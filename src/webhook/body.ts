@@ -42,7 +42,7 @@ export function declaredLength(req: IncomingMessage): number | null {
 }
 
 /**
- * The 413 for a body past `limit`. `decodedFrom`: the Content-Encoding it was being decoded from, when
+ * The payload_too_large refusal of a body past `limit`. `decodedFrom`: the Content-Encoding it was being decoded from, when
  * the limit was passed by the decoded bytes (a small compressed body can decode to far more); the
  * length it declared is then its size as sent, and said to be.
  */

@@ -4,13 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { AgentCore } from '../../src/core';
-import { silentLogger } from '../../src/log';
 import { acquireAgentLock, InstanceService } from '../../src/ops/instance';
 import { MIGRATIONS_FOR, openDatabase, storeFilePath, type StoreFileKind } from '../../src/store/database';
 import { olderStoreFiles } from '../../src/store/upgrade';
 import { runCli, withChildAgent, writeConfig } from '../helpers/child-agent';
-import { sampleBodies, samplePath, tempDir, testConfig } from '../helpers/fixtures';
+import { samplePath, tempDir } from '../helpers/fixtures';
+import { folderWithSamples } from '../helpers/sample-folder';
 
 /**
  * A data folder an older version left (docs/operations.md, "Upgrade"): only the agent's start
@@ -34,13 +33,7 @@ function columnsOf(db: Database.Database, schema: string, table: string): string
  * filled copied into it (the migrations since 0.2 add indexes and a table, no column).
  */
 function olderSite(): { dir: string; dataDir: string; config: string } {
-  const source = tempDir('pos-sync-older-src-');
-  const core = new AgentCore(testConfig({ dataDir: source }), silentLogger);
-  try {
-    for (const { raw } of sampleBodies()) core.importPayload(raw, 'test');
-  } finally {
-    core.close();
-  }
+  const source = folderWithSamples('pos-sync-older-src-');
   const dir = tempDir('pos-sync-older-');
   const dataDir = path.join(dir, 'data');
   for (const kind of KINDS) {

@@ -4,11 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { AgentCore } from '../../src/core';
-import { silentLogger } from '../../src/log';
 import { storeFilePath } from '../../src/store/database';
 import { writeLocationOffsets } from '../../src/till/location-time';
-import { sampleBodies, tempDir, testConfig } from '../helpers/fixtures';
+import { folderWithSamples } from '../helpers/sample-folder';
 
 /**
  * The till's file must open in the SQLite builds POS drivers bundle (3.31 and newer) and report a
@@ -40,13 +38,7 @@ function imageOf(file: string): Uint8Array {
 }
 
 function tillWithSamples(): string {
-  const dir = tempDir('pos-sync-compat-');
-  const core = new AgentCore(testConfig({ dataDir: dir }), silentLogger);
-  try {
-    for (const { raw } of sampleBodies()) core.importPayload(raw, 'test');
-  } finally {
-    core.close();
-  }
+  const dir = folderWithSamples('pos-sync-compat-');
   const file = storeFilePath(dir, 'till');
   const db = new Database(file);
   db.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AgentCore } from '../../src/core';
-import { silentLogger } from '../../src/log';
 import { appliedMigrations, openDatabase, storeFilePath } from '../../src/store/database';
 import { TILL_MIGRATIONS } from '../../src/store/migrations';
-import { sampleBodies, tempDir, testConfig } from '../helpers/fixtures';
+import { tempDir } from '../helpers/fixtures';
+import { folderWithSamples } from '../helpers/sample-folder';
 
 /**
  * Till migration 005 (issue 30) changes only the range tables' indexes: a 0.2 file keeps every row,
@@ -44,13 +43,7 @@ describe('till migration 005: ranges indexed by end date', () => {
     before004.close();
     // Importing through the core would migrate the file first: apply the samples into a copy at 005,
     // then replay its rows into the 0.2 file.
-    const source = tempDir('pos-sync-till-005-src-');
-    const core = new AgentCore(testConfig({ dataDir: source }), silentLogger);
-    try {
-      for (const { raw } of sampleBodies()) core.importPayload(raw, 'test');
-    } finally {
-      core.close();
-    }
+    const source = folderWithSamples('pos-sync-till-005-src-');
     const old = openDatabase(file, { migrate: false });
     try {
       old.exec(`ATTACH DATABASE '${storeFilePath(source, 'till').replace(/'/g, "''")}' AS src`);

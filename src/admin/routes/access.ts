@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import Router from 'router';
 import { cliCommand } from '../../config/invocation';
 import { AppError } from '../../errors';
@@ -36,6 +37,26 @@ function refuse(decision: Decision): never {
   throw new AppError(decision.id, decision.status, decision.message);
 }
 
+/**
+ * First for every request to a listener of the window's server (the window's own, and the front door
+ * at 127.0.0.1): the security headers, no caching, and the Host check (DNS rebinding) against where
+ * that listener is bound; a refused Host gets 421 in plain text.
+ */
+export function hostGate(address: () => { readonly host: string; readonly port: number }): (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void {
+  return (req, res, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader('Cache-Control', 'no-store');
+    const bound = address();
+    const host = checkHostHeader(req.headers.host, bound.port, windowHostNames(bound.host));
+    if (!host.ok) {
+      // Plain text on purpose: nothing from this response may be useful to a rebinding page.
+      sendText(res, host.status, 'text/plain', `${host.message}\n`);
+      return;
+    }
+    next();
+  };
+}
+
 export function accessRoutes(options: {
   /** Where the server listens (known after listen): its port, and its host as a URL writes it. */
   readonly address: () => { readonly host: string; readonly port: number };
@@ -51,23 +72,13 @@ export function accessRoutes(options: {
   const usedCodes = new UsedLoginCodes(options.usedCodesFile);
   const router = Router();
 
-  router.use((req, res, next) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    res.setHeader('Cache-Control', 'no-store');
-    const bound = address();
-    const host = checkHostHeader(req.headers.host, bound.port, windowHostNames(bound.host));
-    if (!host.ok) {
-      // Plain text on purpose: nothing from this response may be useful to a rebinding page.
-      sendText(res, host.status, 'text/plain', `${host.message}\n`);
-      return;
-    }
-    next();
-  });
+  router.use(hostGate(address));
 
   // The window's script trades the login link's one-time code for a session value it keeps in the
   // page's sessionStorage (security.ts). Only from the window's own origin, like every change.
   router.post('/api/login', jsonBody({ limit: 1024, decompress: false }), (req, res) => {
-    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(address().port, address().host), 'login');
+    const bound = address();
+    const origin = checkChange({ method: 'POST', csrfHeader: 'login', origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site') }, ownOrigins(bound.port, bound.host), 'login');
     if (!origin.ok) refuse(origin);
     const code = (bodyOf(req) as { code?: unknown } | undefined)?.code;
     if (typeof code !== 'string') throw new AppError('login_code_required', 400, 'send {"code": "<the login link\'s code>"}');
@@ -95,6 +106,7 @@ export function accessRoutes(options: {
   });
 
   router.use((req, _res, next) => {
+    const bound = address();
     const decision = checkChange(
       {
         // Node always sets it on a server's request; '' would count as a change, so checked like one.
@@ -103,7 +115,7 @@ export function accessRoutes(options: {
         origin: header(req, 'origin'),
         secFetchSite: header(req, 'sec-fetch-site'),
       },
-      ownOrigins(address().port, address().host),
+      ownOrigins(bound.port, bound.host),
       csrfTokenFor(currentToken()),
     );
     if (!decision.ok) refuse(decision);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_ITEM_BYTES, MAX_ITEMS, MAX_MEMBER_BYTES, readBody, readBodyFrom } from '../../../src/domain/body';
-import type { ByteSource } from '../../../src/domain/json-scan-stream';
+import { bytesSource } from './scan-harness';
 
 /**
  * One item may take at most MAX_ITEM_BYTES (an item that large could take more memory to parse than
@@ -20,14 +20,10 @@ function bodyWithItemOf(itemBytes: number): { raw: Buffer; itemBytes: number } {
   return { raw, itemBytes };
 }
 
-function sourceOf(bytes: Buffer): ByteSource {
-  return { length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
-}
-
 describe('the size of one item', () => {
   for (const [what, read] of [
     ['in memory', (raw: Buffer) => readBody(raw, { checkItems: true })],
-    ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(sourceOf(raw), { checkItems: true })],
+    ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(bytesSource(raw), { checkItems: true })],
   ] as const) {
     it(`is accepted at the limit and refused a byte over it (${what})`, () => {
       const atLimit = read(bodyWithItemOf(MAX_ITEM_BYTES).raw);
@@ -53,7 +49,7 @@ describe('the number of items and the size of the other members', () => {
   const member = (bytes: number): Buffer => Buffer.from(`{"ChangeSequence":2,"ParentChangeSequence":1,"LocationID":7,"Pad":"${'x'.repeat(bytes - 5)}","ScheduledItems":[]}`);
   for (const [what, read] of [
     ['in memory', (raw: Buffer) => readBody(raw, { checkItems: true })],
-    ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(sourceOf(raw), { checkItems: true, block: 4096 })],
+    ['from a file, piece by piece', (raw: Buffer) => readBodyFrom(bytesSource(raw), { checkItems: true, block: 4096 })],
   ] as const) {
     it(`refuses an update of more than MAX_ITEMS items, whatever their size (${what})`, () => {
       const at = read(items(MAX_ITEMS));

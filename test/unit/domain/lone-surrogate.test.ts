@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { readBody, readBodyFrom, type ReadBodyResult } from '../../../src/domain/body';
-import type { ByteSource } from '../../../src/domain/json-scan-stream';
+import { BODY_READERS } from './scan-harness';
 import { hasLoneSurrogate, planUpdate, validateEnvelope, type Envelope } from '../../../src/domain/payload';
 import { parseExact } from '../../../src/domain/json-scan';
 
@@ -18,14 +17,7 @@ import { parseExact } from '../../../src/domain/json-scan';
 
 const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-function sourceOf(bytes: Buffer): ByteSource {
-  return { length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
-}
-
-const readers = [
-  ['in memory', (raw: Buffer): ReadBodyResult => readBody(raw, { checkItems: true })],
-  ['from a file, piece by piece', (raw: Buffer): ReadBodyResult => readBodyFrom(sourceOf(raw), { checkItems: true, block: 16 })],
-] as const;
+const readers = BODY_READERS;
 
 const high = fc.integer({ min: 0xd800, max: 0xdbff }).map((c) => String.fromCharCode(c));
 const low = fc.integer({ min: 0xdc00, max: 0xdfff }).map((c) => String.fromCharCode(c));

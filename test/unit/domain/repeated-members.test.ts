@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { readBody, readBodyFrom, type ReadBodyResult } from '../../../src/domain/body';
-import type { ByteSource } from '../../../src/domain/json-scan-stream';
+import { BODY_READERS } from './scan-harness';
 import { parseExact, repeatedMembers } from '../../../src/domain/json-scan';
 import { planUpdate, REPEATED_MESSAGE, validateEnvelope, type Envelope } from '../../../src/domain/payload';
 
@@ -14,14 +13,7 @@ import { planUpdate, REPEATED_MESSAGE, validateEnvelope, type Envelope } from '.
  * and is taken.
  */
 
-function sourceOf(bytes: Buffer): ByteSource {
-  return { length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
-}
-
-const readers = [
-  ['in memory', (raw: Buffer): ReadBodyResult => readBody(raw, { checkItems: true })],
-  ['from a file, piece by piece', (raw: Buffer): ReadBodyResult => readBodyFrom(sourceOf(raw), { checkItems: true, block: 16 })],
-] as const;
+const readers = BODY_READERS;
 
 const ITEM = '{"PLU":"1","ItemID":"A","ItemName":"Tea","ItemType":"RECIPE","PriceUpdates":[{"DateFrom":"2026-12-01","DateTo":"2026-12-31","TariffName":"Eat In","PriceModel":"S","TaxCode":"S","TaxRate":20,"SellPrice":1.5}],"ScheduleUpdates":[]}';
 const ENVELOPE: Record<string, string> = { LocationID: '6000', ChangeSequence: '12', ParentChangeSequence: '11', CurrencyIsoCode: '"GBP"', ScheduledItems: `[${ITEM}]` };

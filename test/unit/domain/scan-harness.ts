@@ -1,3 +1,4 @@
+import { readBody, readBodyFrom, type ReadBodyResult } from '../../../src/domain/body';
 import { scanObject, type ScanLimits } from '../../../src/domain/json-scan';
 import { scanObjectFrom, type ByteSource } from '../../../src/domain/json-scan-stream';
 
@@ -21,6 +22,17 @@ export function sourceOf(bytes: Buffer): ByteSource {
     },
   };
 }
+
+/** The bytes as a source that hands out views of them, as a body file read block by block does. */
+export function bytesSource(bytes: Buffer): ByteSource {
+  return { length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
+}
+
+/** The receiver's two readers of a body, checking every item, for tests that hold them to one answer. */
+export const BODY_READERS = [
+  ['in memory', (raw: Buffer): ReadBodyResult => readBody(raw, { checkItems: true })],
+  ['from a file, piece by piece', (raw: Buffer): ReadBodyResult => readBodyFrom(bytesSource(raw), { checkItems: true, block: 16 })],
+] as const;
 
 /** A member name's JSON text as its string. */
 export const decode = (text: string): string => {
